@@ -1,0 +1,96 @@
+package dev.heartbeat.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One deadline in a {@link TimingWheel}. The entry is its own list node, so scheduling, moving and
+ * cancelling it allocate nothing; the normal use is one entry for the whole life of the thing it
+ * times (a connection, a session), subclassed to carry that thing's state.
+ *
+ * <p>An entry belongs to at most one wheel at a time. Its wheel fields are confined to the thread
+ * that owns the wheel; the request fields let any thread hand the entry to a {@link TimerWorker}
+ * without allocating a command object (see {@link TimerWorker} for the protocol).
+ */
+public class TimerEntry {
+
+    /** {@link #location} of an entry that is in no list. */
+    static final int UNLINKED = -1;
+    /** {@link #location} of an entry in the wheel's due list (deadline already passed). */
+    static final int DUE = -2;
+
+    // Worker requests (see TimerWorker). The low two bits are the requested lifecycle, QUEUED says
+    // the entry sits in the worker's command queue. Transitions are documented in TimerWorker.
+    static final int IDLE = 0;
+    static final int ARMED = 1;
+    static final int FIRING = 2;
+    static final int CANCELLED = 3;
+    static final int LIFECYCLE = 3;
+    static final int QUEUED = 4;
+
+    private static final VarHandle STATE;
+    private static final VarHandle REQUESTED_DEADLINE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(TimerEntry.class, "state", int.class);
+            REQUESTED_DEADLINE = lookup.findVarHandle(TimerEntry.class, "requestedDeadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // ---- Owned by the wheel's thread; plain fields, never read by any other thread. ----
+    TimerEntry prev;
+    TimerEntry next;
+    long deadline;
+    /** level * 64 + slot while in a slot list, {@link #DUE}, or {@link #UNLINKED}. */
+    int location = UNLINKED;
+
+    // ---- Shared between requesting threads and the worker. ----
+    /** Lifecycle bits and the QUEUED bit. Every access goes through {@link #STATE}: volatile or CAS. */
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
+    /** Written by a requester before it CASes {@link #state}; read by the worker after it clears QUEUED. */
+    @SuppressWarnings("unused") // accessed through REQUESTED_DEADLINE
+    private long requestedDeadline;
+
+    /** Creates an entry that is in no wheel. */
+    public TimerEntry() {
+    }
+
+    /**
+     * The deadline this entry was last scheduled at, in the wheel's time base. Only meaningful on the
+     * thread that owns the wheel.
+     */
+    public final long deadline() {
+        return deadline;
+    }
+
+    /** Whether the entry is linked in a wheel. Only meaningful on the thread that owns the wheel. */
+    public final boolean isScheduled() {
+        return location != UNLINKED;
+    }
+
+    final int state() {
+        return (int) STATE.getVolatile(this);
+    }
+
+    final boolean casState(int expected, int update) {
+        return STATE.compareAndSet(this, expected, update);
+    }
+
+    /** Clears QUEUED and returns the state it was cleared from. */
+    final int takeRequest() {
+        return (int) STATE.getAndBitwiseAnd(this, ~QUEUED);
+    }
+
+    final void requestDeadline(long deadline) {
+        REQUESTED_DEADLINE.setOpaque(this, deadline);
+    }
+
+    final long requestedDeadline() {
+        return (long) REQUESTED_DEADLINE.getOpaque(this);
+    }
+}

@@ -1,0 +1,572 @@
+package dev.heartbeat.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jctools.queues.MessagePassingQueue;
+import org.jctools.queues.MpscUnboundedXaddArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that owns a {@link TimingWheel}: any thread may {@linkplain #schedule schedule} or
+ * {@linkplain #cancel cancel} an entry, without blocking or allocating; the worker applies the
+ * requests, advances the wheel on its {@link Ticker} and hands expired entries to an
+ * {@link ExpiryHandler}, then sleeps until the next occupied slot or the next request.
+ *
+ * <p>Built with {@link #builder(ExpiryHandler)}. {@link #start()} runs the worker on its own daemon
+ * thread; a worker that is never started can be driven on the caller's thread with
+ * {@link #doWork()}, which is how tests run it in virtual time.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>An armed entry's handler runs exactly once per arming (each {@code schedule} or
+ *     {@link #rearm}), never before its deadline and, while the worker keeps up, at most one tick
+ *     after it. A later request replaces an earlier one that has not been applied yet.</li>
+ * <li>A {@code cancel} that returns {@code true} happened before the handler could start: it will
+ *     not run for that arming. One that returns {@code false} found nothing armed, or a handler
+ *     already running; that handler finishes, but cannot re-arm the entry.</li>
+ * <li>A throwing handler is caught, counted and logged (at most once per second); the worker goes on.</li>
+ * </ul>
+ *
+ * <h2>Implementation notes</h2>
+ * <p>Requests carry no command object. A requester writes the entry's requested deadline, then CASes
+ * the entry's state word to the requested lifecycle with the QUEUED bit, and offers the entry to the
+ * MPSC queue only if QUEUED was clear. The worker clears QUEUED first and then reads the request, so
+ * a request made meanwhile either is seen now or queues the entry again: the newest request always
+ * wins and an entry is in the queue at most once. That bounds the queue by the number of entries,
+ * which is why it is unbounded (JCTools' {@link MpscUnboundedXaddArrayQueue}, whose chunks are pooled
+ * so a steady stream of requests allocates nothing): a bound could only reject a request for an
+ * entry that already exists, and a lost cancel or register is worse than the memory it saves.
+ * Requests are rejected, and counted, only once the worker is closed.
+ *
+ * <p>State word transitions (lifecycle | QUEUED):
+ * <pre>
+ *   schedule (any thread):   any            -> ARMED|QUEUED
+ *   cancel   (any thread):   ARMED, FIRING  -> CANCELLED|QUEUED  (true only from ARMED)
+ *   worker applies request:  x|QUEUED       -> x                 (then links or unlinks the entry)
+ *   worker expires entry:    ARMED          -> FIRING            (any other state: a newer request wins)
+ *   worker after handler:    FIRING         -> ARMED if re-armed, else IDLE
+ * </pre>
+ *
+ * <p>The worker parks until the wheel's next work or a request. A requester unparks it only if it saw
+ * the worker's {@code parked} flag set (Dekker style: the worker sets the flag, then re-checks the
+ * queue; a requester offers, then checks the flag), so one unpark serves every request queued behind
+ * it and a busy worker is never signalled.
+ *
+ * @param <E> the entry type
+ */
+public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TimerWorker.class);
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int CLOSING = 2;
+    private static final int CLOSED = 3;
+
+    private static final VarHandle LIFECYCLE;
+    private static final VarHandle PARKED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            LIFECYCLE = lookup.findVarHandle(TimerWorker.class, "lifecycle", int.class);
+            PARKED = lookup.findVarHandle(TimerWorker.class, "parked", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // ---- Immutable after construction. ----
+    private final TimingWheel<E> wheel;
+    private final MessagePassingQueue<TimerEntry> requests;
+    private final ExpiryHandler<? super E> handler;
+    private final Ticker ticker;
+    private final int maxExpirationsPerCycle;
+    private final int maxRequestsPerCycle;
+    private final String threadName;
+    private final Thread thread;
+    private final MessagePassingQueue.Consumer<TimerEntry> applyRequest = this::apply;
+    private final ExpiryHandler<E> dispatch = this::dispatch;
+    private final WorkerCounters counters = new WorkerCounters();
+
+    // ---- Shared. ----
+    /** NEW, RUNNING, CLOSING, CLOSED; volatile and CAS through {@link #LIFECYCLE}. */
+    private volatile int lifecycle = NEW;
+    /** Set by the worker before it parks; cleared by whoever wakes it. Volatile and CAS. */
+    private volatile boolean parked;
+
+    // ---- Owned by the thread running the duty cycle (the worker thread, or the doWork caller). ----
+    /** The thread inside {@link #doWork}, so {@link #rearm} can check it is called there. */
+    private Thread cycleThread;
+    /** The entry whose handler is running, the only one {@link #rearm} accepts. */
+    private E firing;
+    private boolean expiredThisCycle;
+    private long lastFailureLog;
+    private long suppressedFailures;
+
+    private TimerWorker(Builder<E> builder) {
+        this.ticker = builder.ticker;
+        this.wheel = new TimingWheel<>(builder.tickNanos, builder.levels, ticker.nanoTime());
+        this.handler = builder.handler;
+        this.maxExpirationsPerCycle = builder.maxExpirationsPerCycle;
+        this.maxRequestsPerCycle = builder.maxRequestsPerCycle;
+        this.threadName = builder.threadName;
+        this.requests = new MpscUnboundedXaddArrayQueue<>(builder.queueChunkSize, 4);
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true);
+        this.lastFailureLog = System.nanoTime() - LOG_INTERVAL_NANOS;
+    }
+
+    /**
+     * A builder for a worker that hands expired entries to {@code handler}.
+     *
+     * @param <E> the entry type
+     */
+    public static <E extends TimerEntry> Builder<E> builder(ExpiryHandler<? super E> handler) {
+        return new Builder<>(handler);
+    }
+
+    /**
+     * Starts the worker thread.
+     *
+     * @throws IllegalStateException if the worker was started or closed
+     */
+    public void start() {
+        if (!LIFECYCLE.compareAndSet(this, NEW, RUNNING)) {
+            throw new IllegalStateException("worker '" + threadName + "' cannot start: it is "
+                    + lifecycleName((int) LIFECYCLE.getVolatile(this)));
+        }
+        thread.start();
+    }
+
+    /**
+     * Asks the worker to arm {@code entry} for {@code deadline} (in the ticker's time base), or to move
+     * it there if it is armed. Any thread; never blocks; allocates nothing.
+     *
+     * @return {@code false} if the worker is closed and the request was rejected
+     */
+    public boolean schedule(E entry, long deadline) {
+        if (lifecycle >= CLOSING) {
+            counters.rejected();
+            return false;
+        }
+        entry.requestDeadline(deadline);
+        int state;
+        do {
+            state = entry.state();
+        } while (!entry.casState(state, TimerEntry.ARMED | TimerEntry.QUEUED));
+        if ((state & TimerEntry.QUEUED) == 0) {
+            enqueue(entry);
+        }
+        return true;
+    }
+
+    /**
+     * Asks the worker to disarm {@code entry}. Any thread; never blocks; allocates nothing.
+     *
+     * @return {@code true} if the entry was armed and its handler can no longer run for that arming;
+     *     {@code false} if it was not armed, or its handler is already running (it will not be
+     *     re-armed), or the worker is closed
+     */
+    public boolean cancel(E entry) {
+        int state;
+        do {
+            state = entry.state();
+            int lifecycle = state & TimerEntry.LIFECYCLE;
+            if (lifecycle == TimerEntry.IDLE || lifecycle == TimerEntry.CANCELLED) {
+                return false;
+            }
+        } while (!entry.casState(state, TimerEntry.CANCELLED | TimerEntry.QUEUED));
+        if (this.lifecycle >= CLOSING) {
+            counters.rejected();
+            return false;
+        }
+        if ((state & TimerEntry.QUEUED) == 0) {
+            enqueue(entry);
+        }
+        return (state & TimerEntry.LIFECYCLE) == TimerEntry.ARMED;
+    }
+
+    /**
+     * Arms {@code entry} again, from inside its own {@link ExpiryHandler#onExpired} call, without a
+     * queued request: the lazy re-arm. Allocates nothing.
+     *
+     * @throws IllegalStateException if not called on the worker's cycle, from the handler of this entry
+     */
+    public void rearm(E entry, long deadline) {
+        if (Thread.currentThread() != cycleThread || entry != firing) {
+            throw new IllegalStateException("rearm is only allowed from the expiry handler of the same entry");
+        }
+        wheel.schedule(entry, deadline);
+        counters.rearmed();
+    }
+
+    /**
+     * Runs one duty cycle on the calling thread: applies at most the per-cycle limit of requests,
+     * advances the wheel to the ticker's time and expires at most the per-cycle limit of entries.
+     * For tests in virtual time, and for callers that run the worker's loop themselves: one thread
+     * at a time, and never once the worker is started.
+     *
+     * @return the number of requests applied plus entries expired
+     * @throws IllegalStateException if the worker thread was started, or the worker is closed
+     */
+    public int doWork() {
+        if (lifecycle != NEW) {
+            throw new IllegalStateException("doWork() drives only a worker that was never started: '"
+                    + threadName + "' is " + lifecycleName(lifecycle));
+        }
+        if (cycleThread == null) {
+            cycleThread = Thread.currentThread();
+        }
+        return cycle(ticker.nanoTime());
+    }
+
+    /** Whether a requester's wake-up is pending or the worker is busy: for tests. */
+    boolean isParked() {
+        return parked;
+    }
+
+    private void enqueue(TimerEntry entry) {
+        requests.offer(entry);
+        if (parked && PARKED.compareAndSet(this, true, false)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private int cycle(long now) {
+        counters.cycle();
+        int applied = requests.drain(applyRequest, maxRequestsPerCycle);
+        expiredThisCycle = false;
+        int expired = wheel.advance(now, maxExpirationsPerCycle, dispatch);
+        if (expiredThisCycle) {
+            try {
+                handler.onCycleEnd();
+            } catch (Throwable t) {
+                failed(null, t);
+            }
+        }
+        counters.publish(applied, wheel.size());
+        return applied + expired;
+    }
+
+    /** Applies the latest request of an entry. A drain consumer: must not throw. */
+    @SuppressWarnings("unchecked")
+    private void apply(TimerEntry request) {
+        E entry = (E) request;
+        int state = entry.takeRequest();
+        switch (state & TimerEntry.LIFECYCLE) {
+            case TimerEntry.ARMED:
+                wheel.schedule(entry, entry.requestedDeadline());
+                counters.scheduled();
+                break;
+            case TimerEntry.CANCELLED:
+                if (wheel.cancel(entry)) {
+                    counters.cancelled();
+                }
+                break;
+            default:
+                break; // only QUEUED-less states reach here, and only as duplicates: nothing to do
+        }
+    }
+
+    private void dispatch(E entry, long now) {
+        if (!entry.casState(TimerEntry.ARMED, TimerEntry.FIRING)) {
+            return; // cancelled, or a newer request is queued and will decide
+        }
+        counters.expired(now - entry.deadline());
+        expiredThisCycle = true;
+        firing = entry;
+        try {
+            handler.onExpired(entry, now);
+        } catch (Throwable t) {
+            failed(entry, t);
+        } finally {
+            firing = null;
+        }
+        boolean rearmed = entry.isScheduled();
+        if (!entry.casState(TimerEntry.FIRING, rearmed ? TimerEntry.ARMED : TimerEntry.IDLE)
+                && rearmed && (entry.state() & TimerEntry.LIFECYCLE) == TimerEntry.CANCELLED) {
+            wheel.cancel(entry); // cancelled while its handler ran: the re-arm does not stand
+        }
+    }
+
+    private void failed(TimerEntry entry, Throwable t) {
+        counters.failure();
+        long now = System.nanoTime();
+        if (now - lastFailureLog >= LOG_INTERVAL_NANOS) {
+            lastFailureLog = now;
+            long suppressed = suppressedFailures;
+            suppressedFailures = 0;
+            LOG.warn("{}: expiry handler failed{} ({} similar failures suppressed in the last second)",
+                    threadName, entry == null ? " at cycle end" : " for " + entry, suppressed, t);
+        } else {
+            suppressedFailures++;
+        }
+    }
+
+    private void run() {
+        cycleThread = Thread.currentThread();
+        try {
+            while (lifecycle == RUNNING) {
+                long now = ticker.nanoTime();
+                cycle(now);
+                if (!requests.isEmpty() || wheel.hasDue()) {
+                    continue; // more is waiting: no sleep
+                }
+                idle(now);
+            }
+        } catch (Throwable t) {
+            LOG.error("{}: worker loop failed; the worker stops", threadName, t);
+            throw t;
+        } finally {
+            wheel.clear();
+            lifecycle = CLOSED;
+        }
+    }
+
+    private void idle(long cycleStart) {
+        long delay = wheel.nanosToNextWork();
+        parked = true; // volatile: ordered before the re-check below
+        if (!requests.isEmpty() || lifecycle != RUNNING) {
+            parked = false;
+            return;
+        }
+        if (delay == Long.MAX_VALUE) {
+            LockSupport.park(this);
+        } else {
+            long remaining = delay - (ticker.nanoTime() - cycleStart);
+            if (remaining > 0) {
+                LockSupport.parkNanos(this, remaining);
+            }
+        }
+        parked = false;
+        counters.wakeup();
+    }
+
+    /**
+     * Stops the worker thread and waits up to 5 seconds for it. Idempotent. Entries still scheduled
+     * are dropped without their handler running; requests made after close are rejected.
+     */
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(5));
+    }
+
+    /**
+     * Stops the worker thread and waits up to {@code timeout} for it to end. Idempotent; safe to call
+     * from the worker's own handler (it then does not wait).
+     *
+     * @return whether the worker thread has ended (always {@code true} for a worker never started)
+     */
+    public boolean close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        while (true) {
+            int state = lifecycle;
+            if (state == NEW) {
+                if (LIFECYCLE.compareAndSet(this, NEW, CLOSED)) {
+                    wheel.clear();
+                    return true;
+                }
+            } else if (state == RUNNING) {
+                if (LIFECYCLE.compareAndSet(this, RUNNING, CLOSING)) {
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        if (!thread.isAlive() && thread.getState() != Thread.State.NEW) {
+            return true;
+        }
+        LockSupport.unpark(thread);
+        if (Thread.currentThread() == thread) {
+            return false;
+        }
+        try {
+            thread.join(Math.max(1, timeout.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
+    /** Whether {@link #close} was called. */
+    public boolean isClosed() {
+        return lifecycle >= CLOSING;
+    }
+
+    /** The ticker this worker reads time from. */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /** The wheel's tick in nanoseconds: the most an expiry is late while the worker keeps up. */
+    public long tickNanos() {
+        return wheel.tickNanos();
+    }
+
+    /** The worker thread's name. */
+    public String threadName() {
+        return threadName;
+    }
+
+    /** The worker thread, for CPU-time accounting; not to be interrupted, started or joined. */
+    public Thread thread() {
+        return thread;
+    }
+
+    /** A snapshot of the counters; any thread. Each value is current, the set is not atomic. */
+    public TimerStats stats() {
+        return counters.snapshot(requests.size());
+    }
+
+    private static String lifecycleName(int state) {
+        switch (state) {
+            case NEW: return "new";
+            case RUNNING: return "running";
+            case CLOSING: return "closing";
+            default: return "closed";
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TimerWorker[" + threadName + ", " + lifecycleName(lifecycle) + "]";
+    }
+
+    /**
+     * Configures a {@link TimerWorker}. Each setter validates its value and names it in the
+     * exception if it is wrong.
+     *
+     * @param <E> the entry type
+     */
+    public static final class Builder<E extends TimerEntry> {
+        private final ExpiryHandler<? super E> handler;
+        private Ticker ticker = Ticker.system();
+        private long tickNanos = TimingWheel.DEFAULT_TICK_NANOS;
+        private int levels = TimingWheel.DEFAULT_LEVELS;
+        private int maxExpirationsPerCycle = 65_536;
+        private int maxRequestsPerCycle = 65_536;
+        private int queueChunkSize = 4096;
+        private String threadName = "heartbeat-timer";
+
+        private Builder(ExpiryHandler<? super E> handler) {
+            this.handler = Objects.requireNonNull(handler, "handler");
+        }
+
+        /** The time source; {@link Ticker#system()} by default. A started worker assumes it moves with real time. */
+        public Builder<E> ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * The wheel's tick, rounded up to a power of two nanoseconds; 2^20 ns (1.05 ms) by default.
+         *
+         * @throws IllegalArgumentException if not in [1 ns, 2^30 ns]
+         */
+        public Builder<E> tick(Duration tick) {
+            Objects.requireNonNull(tick, "tick");
+            long nanos = saturatedNanos(tick);
+            if (nanos < 1 || nanos > TimingWheel.MAX_TICK_NANOS) {
+                throw new IllegalArgumentException("tick must be in [1ns, " + TimingWheel.MAX_TICK_NANOS
+                        + "ns]: " + tick);
+            }
+            this.tickNanos = nanos;
+            return this;
+        }
+
+        /**
+         * The wheel's number of levels of 64 slots; 5 by default.
+         *
+         * @throws IllegalArgumentException if not in [1, {@link TimingWheel#maxLevels(long)}] for the tick
+         */
+        public Builder<E> levels(int levels) {
+            int max = TimingWheel.maxLevels(tickNanos);
+            if (levels < 1 || levels > max) {
+                throw new IllegalArgumentException("levels must be in [1, " + max + "]: " + levels);
+            }
+            this.levels = levels;
+            return this;
+        }
+
+        /**
+         * At most this many expirations per cycle; the rest run in the next cycle, without sleeping
+         * in between. 65,536 by default.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder<E> maxExpirationsPerCycle(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxExpirationsPerCycle must be positive: " + max);
+            }
+            this.maxExpirationsPerCycle = max;
+            return this;
+        }
+
+        /**
+         * At most this many requests applied per cycle; 65,536 by default.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder<E> maxRequestsPerCycle(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxRequestsPerCycle must be positive: " + max);
+            }
+            this.maxRequestsPerCycle = max;
+            return this;
+        }
+
+        /**
+         * The request queue's chunk size; the queue grows and shrinks by chunks. 4096 by default.
+         *
+         * @throws IllegalArgumentException if not a power of two of at least 2
+         */
+        public Builder<E> queueChunkSize(int size) {
+            if (size < 2 || Integer.bitCount(size) != 1) {
+                throw new IllegalArgumentException("queueChunkSize must be a power of two >= 2: " + size);
+            }
+            this.queueChunkSize = size;
+            return this;
+        }
+
+        /** The worker thread's name; "heartbeat-timer" by default. */
+        public Builder<E> threadName(String name) {
+            Objects.requireNonNull(name, "threadName");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("threadName must not be blank");
+            }
+            this.threadName = name;
+            return this;
+        }
+
+        /**
+         * Builds the worker, not yet started.
+         *
+         * @throws IllegalArgumentException if the levels do not fit the tick
+         */
+        public TimerWorker<E> build() {
+            int max = TimingWheel.maxLevels(tickNanos);
+            if (levels > max) {
+                throw new IllegalArgumentException("levels must be in [1, " + max + "] for a tick of "
+                        + tickNanos + " ns: " + levels);
+            }
+            return new TimerWorker<>(this);
+        }
+
+        private static long saturatedNanos(Duration d) {
+            try {
+                return d.toNanos();
+            } catch (ArithmeticException e) {
+                return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
+        }
+    }
+}

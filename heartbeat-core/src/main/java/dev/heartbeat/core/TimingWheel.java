@@ -1,0 +1,449 @@
+package dev.heartbeat.core;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A hierarchical timing wheel: schedule, move and cancel an intrusive {@link TimerEntry} in O(1)
+ * without allocating, and expire due entries in {@link #advance} at most one tick late and never
+ * early.
+ *
+ * <p>The wheel never reads a clock: every time is an argument, in any nanosecond time base whose
+ * values may wrap (such as {@link System#nanoTime()}); times are only ever compared by subtraction.
+ *
+ * <p><b>Not thread-safe.</b> One thread owns a wheel and all of its entries' wheel state. To share
+ * one wheel between threads, use a {@link TimerWorker}.
+ *
+ * <p><b>Caveats.</b> Entries that expire in the same {@code advance} are handed out in no
+ * particular order. A deadline more than 2<sup>61</sup> ns (about 73 years) ahead is treated as that
+ * far ahead.
+ */
+public final class TimingWheel<E extends TimerEntry> {
+
+    /*
+     * Implementation notes.
+     *
+     * Time is counted in ticks of 2^tickShift ns since the wheel's origin (the start time given to
+     * the constructor), so tick arithmetic is shifts on non-negative numbers and nanoTime's wrap is
+     * absorbed once, in `time - origin`. An entry expires at tick x = ceil((deadline - origin) / tick):
+     * the first tick boundary at or after its deadline. That rounding is what makes the wheel never
+     * early, and it costs at most one tick of lateness.
+     *
+     * Levels are Varghese & Lauck's scheme 7 [1] with 64 slots per level, in the style of the Linux
+     * kernel's timer wheel [2] and Caffeine's TimerWheel [3]. Read x and the current tick c as numbers
+     * in base 64; digit i of x selects slot x_i = (x >>> 6i) & 63 of level i. An entry goes to the
+     * level of the highest digit in which x and c differ, so at that level its digit is ahead of c's
+     * and it is reached exactly when the clock's prefix at that level reaches x's. Reaching a slot
+     * detaches its list and either expires each entry (deadline passed) or places it again against
+     * the new current tick, which always lands it on a lower level ("cascading"). An entry moves
+     * down at most once per level, so the amortised cost of an entry stays O(levels) and an
+     * operation on it is O(1).
+     *
+     * Entries beyond the top level's reach (x and c differ above the top digit) wait in the top
+     * level's last slot before the current one and are placed again when it is reached.
+     *
+     * One occupancy word per level has a bit per non-empty slot: advancing visits only occupied
+     * slots of the range passed over, and the next occupied slot gives the time to sleep until.
+     *
+     * Entries whose deadline has already passed when they are scheduled or reached wait in the due
+     * list; advance hands out at most `limit` of them per call and leaves the rest for the next
+     * call. Entries that a handler schedules into the past during an advance also wait for the next
+     * call, so a handler that keeps re-arming itself cannot make one call run forever.
+     *
+     * [1] G. Varghese and A. Lauck, "Hashed and Hierarchical Timing Wheels: Efficient Data Structures
+     *     for Implementing a Timer Facility", IEEE/ACM Transactions on Networking, 1997.
+     * [2] T. Gleixner, "timers: Switch to a non-cascading wheel", Linux 4.8, kernel/time/timer.c.
+     * [3] B. Manes, Caffeine, com.github.benmanes.caffeine.cache.TimerWheel.
+     */
+
+    static final int SLOT_BITS = 6;
+    static final int SLOTS = 1 << SLOT_BITS;
+    static final int SLOT_MASK = SLOTS - 1;
+
+    /** The default tick: 2^20 ns. */
+    public static final long DEFAULT_TICK_NANOS = Long.highestOneBit(TimeUnit.MILLISECONDS.toNanos(1)) << 1; // 1.05 ms
+    /** The default number of levels: 5 levels of 64 slots reach 2^50 ns ahead with the default tick. */
+    public static final int DEFAULT_LEVELS = 5; // 2^(20 + 5 * 6) ns = 13.0 days
+    /** The largest tick accepted: 2^30 ns. */
+    public static final long MAX_TICK_NANOS = 1L << 30; // 1.07 s
+
+    private static final long MAX_DELAY = 1L << 61; // 73 years
+
+    private final int tickShift;
+    private final long tickMask;
+    private final int levels;
+    private final long origin;
+    /** Sentinels of the circular slot lists, level * 64 + slot. */
+    private final TimerEntry[] slots;
+    /** One bit per non-empty slot, per level. */
+    private final long[] occupied;
+    private final TimerEntry due = newSentinel();
+
+    /** The time of the latest advance (or the start time). */
+    private long time;
+    /** Whole ticks from origin to {@link #time}. */
+    private long currentTick;
+    private int size;
+    private int dueCount;
+
+    /** A wheel with the default tick and levels, whose clock starts at {@code startTime}. */
+    public TimingWheel(long startTime) {
+        this(DEFAULT_TICK_NANOS, DEFAULT_LEVELS, startTime);
+    }
+
+    /**
+     * A wheel whose clock starts at {@code startTime}.
+     *
+     * @param tickNanos the resolution, rounded up to a power of two (see {@link #tickNanos()}); an
+     *     entry fires at most this much after its deadline, given timely {@link #advance} calls
+     * @param levels how many levels of 64 slots; the wheel reaches {@code tick * 64^levels} ahead
+     *     before entries have to wait at the top level
+     * @param startTime the current time in the caller's time base, such as {@code System.nanoTime()}
+     * @throws IllegalArgumentException if {@code tickNanos} is not in [1, {@link #MAX_TICK_NANOS}] or
+     *     {@code levels} is not in [1, {@link #maxLevels(long)}]
+     */
+    public TimingWheel(long tickNanos, int levels, long startTime) {
+        if (tickNanos < 1 || tickNanos > MAX_TICK_NANOS) {
+            throw new IllegalArgumentException(
+                    "tickNanos must be in [1, " + MAX_TICK_NANOS + "]: " + tickNanos);
+        }
+        int max = maxLevels(tickNanos);
+        if (levels < 1 || levels > max) {
+            throw new IllegalArgumentException("levels must be in [1, " + max + "] for a tick of "
+                    + tickNanos + " ns: " + levels);
+        }
+        this.tickShift = 64 - Long.numberOfLeadingZeros(tickNanos - 1);
+        this.tickMask = (1L << tickShift) - 1;
+        this.levels = levels;
+        this.origin = startTime;
+        this.time = startTime;
+        this.slots = new TimerEntry[levels * SLOTS];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = newSentinel();
+        }
+        this.occupied = new long[levels];
+    }
+
+    /** The largest level count for a tick: the wheel's span in nanoseconds must stay below 2^62. */
+    public static int maxLevels(long tickNanos) {
+        int shift = 64 - Long.numberOfLeadingZeros(Math.max(1, tickNanos) - 1);
+        return (62 - shift) / SLOT_BITS;
+    }
+
+    private static TimerEntry newSentinel() {
+        TimerEntry sentinel = new TimerEntry();
+        sentinel.prev = sentinel;
+        sentinel.next = sentinel;
+        return sentinel;
+    }
+
+    /** The tick in nanoseconds: a power of two. */
+    public long tickNanos() {
+        return 1L << tickShift;
+    }
+
+    /** The number of levels. */
+    public int levels() {
+        return levels;
+    }
+
+    /** The time of the latest {@link #advance}, or the start time. */
+    public long time() {
+        return time;
+    }
+
+    /** The number of scheduled entries, including those due but not yet handed out. */
+    public int size() {
+        return size;
+    }
+
+    /** Whether no entry is scheduled. */
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /**
+     * Schedules {@code entry} to expire at {@code deadline}, moving it if it is already scheduled.
+     * A deadline at or before the wheel's {@link #time()} makes the entry due on the next advance.
+     * O(1), no allocation.
+     */
+    public void schedule(E entry, long deadline) {
+        if (entry.location != TimerEntry.UNLINKED) {
+            unlink(entry);
+        } else {
+            size++;
+        }
+        entry.deadline = deadline;
+        place(entry);
+    }
+
+    /**
+     * Removes {@code entry} if it is scheduled. O(1), no allocation.
+     *
+     * @return whether it was scheduled
+     */
+    public boolean cancel(E entry) {
+        if (entry.location == TimerEntry.UNLINKED) {
+            return false;
+        }
+        unlink(entry);
+        size--;
+        return true;
+    }
+
+    /**
+     * Moves the wheel's time to {@code now} and hands at most {@code limit} due entries to
+     * {@code handler}, each removed from the wheel before its call. The handler may schedule or cancel
+     * any entry, including the one it was given. If it throws, the exception propagates and the wheel
+     * stays consistent: entries not yet handed out stay due for the next call.
+     *
+     * <p>A {@code now} that is not after {@link #time()} moves nothing and only hands out due entries.
+     *
+     * @return the number of entries handed out
+     * @throws IllegalArgumentException if {@code limit < 1}
+     */
+    public int advance(long now, int limit, ExpiryHandler<? super E> handler) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive: " + limit);
+        }
+        Objects.requireNonNull(handler, "handler");
+        if (now - time > 0) {
+            long previousTick = currentTick;
+            time = now;
+            currentTick = (now - origin) >>> tickShift;
+            if (currentTick != previousTick) {
+                sweep(previousTick, currentTick, now);
+            }
+        }
+        return expire(now, Math.min(limit, dueCount), handler);
+    }
+
+    /** Whether some entry is due now, so that {@link #advance} at the current time hands it out. */
+    public boolean hasDue() {
+        return dueCount != 0;
+    }
+
+    /**
+     * Nanoseconds from {@link #time()} until the wheel next has work: 0 if an entry is already due,
+     * {@link Long#MAX_VALUE} if the wheel is empty. Never later than the earliest deadline plus one
+     * tick, and never later than the next cascade, so a caller that sleeps this long and then calls
+     * {@link #advance} misses nothing. O(levels).
+     */
+    public long nanosToNextWork() {
+        if (dueCount != 0) {
+            return 0;
+        }
+        if (size == 0) {
+            return Long.MAX_VALUE;
+        }
+        long earliestTick = Long.MAX_VALUE;
+        for (int level = 0; level < levels; level++) {
+            long bits = occupied[level];
+            if (bits == 0) {
+                continue;
+            }
+            int shift = SLOT_BITS * level;
+            long index = currentTick >>> shift;
+            // Slots are visited in the order index+1, index+2, ...; rotate so that bit 0 is index+1.
+            int first = (int) ((index + 1) & SLOT_MASK);
+            long step = Long.numberOfTrailingZeros(Long.rotateRight(bits, first));
+            long tick = (index + 1 + step) << shift;
+            if (tick - earliestTick < 0) {
+                earliestTick = tick;
+            }
+        }
+        long elapsed = time - origin;
+        return Math.max(0, (earliestTick << tickShift) - elapsed);
+    }
+
+    /** Removes every entry; a handler is not called. Afterwards every removed entry is unscheduled. */
+    public void clear() {
+        for (int i = 0; i < slots.length; i++) {
+            clearList(slots[i]);
+        }
+        clearList(due);
+        java.util.Arrays.fill(occupied, 0);
+        size = 0;
+        dueCount = 0;
+    }
+
+    private static void clearList(TimerEntry sentinel) {
+        for (TimerEntry e = sentinel.next; e != sentinel; ) {
+            TimerEntry next = e.next;
+            e.prev = null;
+            e.next = null;
+            e.location = TimerEntry.UNLINKED;
+            e = next;
+        }
+        sentinel.next = sentinel;
+        sentinel.prev = sentinel;
+    }
+
+    /** Visits, level by level, every occupied slot whose time was passed over from tick {@code from} to {@code to}. */
+    private void sweep(long from, long to, long now) {
+        for (int level = 0; level < levels; level++) {
+            int shift = SLOT_BITS * level;
+            long fromIndex = from >>> shift;
+            long toIndex = to >>> shift;
+            long passed = toIndex - fromIndex;
+            if (passed == 0) {
+                return; // the higher levels did not move either
+            }
+            long range = passed >= SLOTS
+                    ? -1L
+                    : Long.rotateLeft((1L << passed) - 1, (int) ((fromIndex + 1) & SLOT_MASK));
+            long visit = occupied[level] & range;
+            while (visit != 0) {
+                int slot = Long.numberOfTrailingZeros(visit);
+                visit &= visit - 1;
+                reach(level * SLOTS + slot, now);
+            }
+        }
+    }
+
+    /** Detaches the list of a slot the clock has reached and expires or re-places each entry. */
+    private void reach(int location, long now) {
+        TimerEntry sentinel = slots[location];
+        TimerEntry e = sentinel.next;
+        TimerEntry last = sentinel.prev;
+        sentinel.next = sentinel;
+        sentinel.prev = sentinel;
+        occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
+        while (true) {
+            TimerEntry next = e.next;
+            place(e);
+            if (e == last) {
+                return;
+            }
+            e = next;
+        }
+    }
+
+    /** Links an unlinked entry where its deadline belongs, relative to the current time. */
+    private void place(TimerEntry entry) {
+        long delay = entry.deadline - time;
+        if (delay <= 0) {
+            linkLast(due, entry, TimerEntry.DUE);
+            dueCount++;
+            return;
+        }
+        long ticksFromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
+        long expiryTick = (ticksFromOrigin >>> tickShift) + ((ticksFromOrigin & tickMask) == 0 ? 0 : 1);
+        int level = (63 - Long.numberOfLeadingZeros(expiryTick ^ currentTick)) / SLOT_BITS;
+        long index;
+        if (level < levels) {
+            index = expiryTick >>> (SLOT_BITS * level);
+        } else {
+            level = levels - 1;
+            index = (currentTick >>> (SLOT_BITS * level)) + SLOT_MASK;
+        }
+        int slot = (int) (index & SLOT_MASK);
+        int location = level * SLOTS + slot;
+        linkLast(slots[location], entry, location);
+        occupied[level] |= 1L << slot;
+    }
+
+    private static void linkLast(TimerEntry sentinel, TimerEntry entry, int location) {
+        TimerEntry tail = sentinel.prev;
+        entry.prev = tail;
+        entry.next = sentinel;
+        tail.next = entry;
+        sentinel.prev = entry;
+        entry.location = location;
+    }
+
+    private void unlink(TimerEntry entry) {
+        TimerEntry prev = entry.prev;
+        TimerEntry next = entry.next;
+        prev.next = next;
+        next.prev = prev;
+        int location = entry.location;
+        if (location == TimerEntry.DUE) {
+            dueCount--;
+        } else if (prev == next) { // only the sentinel is left
+            occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
+        }
+        entry.prev = null;
+        entry.next = null;
+        entry.location = TimerEntry.UNLINKED;
+    }
+
+    @SuppressWarnings("unchecked")
+    private int expire(long now, int budget, ExpiryHandler<? super E> handler) {
+        int expired = 0;
+        // Re-check dueCount: a handler may cancel entries that were due.
+        while (expired < budget && dueCount != 0) {
+            TimerEntry entry = due.next;
+            unlink(entry);
+            size--;
+            expired++;
+            handler.onExpired((E) entry, now);
+        }
+        return expired;
+    }
+
+    /**
+     * Checks the structure and throws {@link AssertionError} on the first broken invariant: links,
+     * locations, occupancy bits, counts, and that every entry sits where its deadline says. For tests.
+     */
+    void checkInvariants() {
+        int seen = 0;
+        for (int location = 0; location < slots.length; location++) {
+            int level = location >>> SLOT_BITS;
+            int slot = location & SLOT_MASK;
+            TimerEntry sentinel = slots[location];
+            int count = checkList(sentinel, location);
+            boolean bit = (occupied[level] & (1L << slot)) != 0;
+            if (bit != (count > 0)) {
+                throw new AssertionError("occupancy bit of level " + level + " slot " + slot + " is " + bit
+                        + " with " + count + " entries");
+            }
+            for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
+                long delay = e.deadline - time;
+                if (delay <= 0) {
+                    throw new AssertionError("entry with deadline " + e.deadline + " at time " + time
+                            + " is in level " + level + " instead of due");
+                }
+                // The slot must be reached no later than the entry's expiry tick.
+                int shift = SLOT_BITS * level;
+                long index = currentTick >>> shift;
+                long reachTick = (index + ((slot - index - 1) & SLOT_MASK) + 1) << shift;
+                long fromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
+                long expiryTick = (fromOrigin >>> tickShift) + ((fromOrigin & tickMask) == 0 ? 0 : 1);
+                if (reachTick - expiryTick > 0) {
+                    throw new AssertionError("entry expiring at tick " + expiryTick + " sits in level " + level
+                            + " slot " + slot + ", reached only at tick " + reachTick);
+                }
+            }
+            seen += count;
+        }
+        int dueSeen = checkList(due, TimerEntry.DUE);
+        if (dueSeen != dueCount) {
+            throw new AssertionError("due list has " + dueSeen + " entries, counted " + dueCount);
+        }
+        if (seen + dueSeen != size) {
+            throw new AssertionError("wheel holds " + (seen + dueSeen) + " entries, size says " + size);
+        }
+    }
+
+    private static int checkList(TimerEntry sentinel, int location) {
+        int count = 0;
+        TimerEntry prev = sentinel;
+        for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
+            if (e.prev != prev) {
+                throw new AssertionError("broken back link at location " + location);
+            }
+            if (e.location != location) {
+                throw new AssertionError("entry says location " + e.location + " but is in " + location);
+            }
+            prev = e;
+            if (++count > 100_000_000) {
+                throw new AssertionError("cycle in list at location " + location);
+            }
+        }
+        if (sentinel.prev != prev) {
+            throw new AssertionError("broken tail link at location " + location);
+        }
+        return count;
+    }
+}

@@ -1,0 +1,30 @@
+/**
+ * A hierarchical timing wheel of intrusive entries ({@link dev.heartbeat.core.TimingWheel},
+ * {@link dev.heartbeat.core.TimerEntry}) and the one worker thread that owns it
+ * ({@link dev.heartbeat.core.TimerWorker}).
+ *
+ * <h2>Threads</h2>
+ * A wheel is confined to one thread. A worker's wheel is confined to the worker's duty cycle; other
+ * threads talk to it only through {@code schedule} and {@code cancel}, which never block.
+ *
+ * <h2>Memory-ordering vocabulary</h2>
+ * Every field that crosses threads says, where it is declared, who writes it and which access it
+ * uses, in these words:
+ * <ul>
+ * <li><b>plain</b>: an ordinary field access; the field is confined to one thread.</li>
+ * <li><b>opaque</b>: {@code VarHandle.setOpaque/getOpaque}: no tearing and eventual visibility, no
+ *     ordering with other fields. Used for counters and activity stamps that a reader may see late
+ *     but never torn.</li>
+ * <li><b>release / acquire</b>: {@code setRelease/getAcquire}: writes before the release are visible
+ *     after the acquire that sees it.</li>
+ * <li><b>volatile</b>: sequentially consistent; used where two threads must each see the other's
+ *     write (the park/unpark handshake).</li>
+ * <li><b>CAS</b>: {@code compareAndSet} and the atomic read-modify-writes, volatile strength.</li>
+ * </ul>
+ *
+ * <h2>Time</h2>
+ * Times are {@code long} nanoseconds from a {@link dev.heartbeat.core.Ticker}, compared only as
+ * {@code a - b > 0} because they may wrap. The wheel takes time as an argument; only the worker reads
+ * its ticker.
+ */
+package dev.heartbeat.core;
