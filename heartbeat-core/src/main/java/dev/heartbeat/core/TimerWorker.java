@@ -327,6 +327,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             throw t;
         } finally {
             wheel.clear();
+            counters.publish(0, 0);
             lifecycle = CLOSED;
         }
     }
@@ -372,6 +373,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             if (state == NEW) {
                 if (LIFECYCLE.compareAndSet(this, NEW, CLOSED)) {
                     wheel.clear();
+                    counters.publish(0, 0);
                     return true;
                 }
             } else if (state == RUNNING) {

@@ -39,8 +39,9 @@ public final class TimingWheel<E extends TimerEntry> {
      * down at most once per level, so the amortised cost of an entry stays O(levels) and an
      * operation on it is O(1).
      *
-     * Entries beyond the top level's reach (x and c differ above the top digit) wait in the top
-     * level's last slot before the current one and are placed again when it is reached.
+     * Entries beyond the top level's reach (x and c differ above the top digit) wait in the top level
+     * at x's slot if it is at most 63 slots ahead, else in the slot just before the current one, and
+     * are placed again when it is reached.
      *
      * One occupancy word per level has a bit per non-empty slot: advancing visits only occupied
      * slots of the range passed over, and the next occupied slot gives the time to sleep until.
@@ -334,8 +335,11 @@ public final class TimingWheel<E extends TimerEntry> {
         if (level < levels) {
             index = expiryTick >>> (SLOT_BITS * level);
         } else {
+            // Too far for the top level's 63 slots ahead, or across its carry: wait in the top level
+            // at the expiry's slot or the furthest slot, whichever is reached first.
             level = levels - 1;
-            index = (currentTick >>> (SLOT_BITS * level)) + SLOT_MASK;
+            int shift = SLOT_BITS * level;
+            index = Math.min(expiryTick >>> shift, (currentTick >>> shift) + SLOT_MASK);
         }
         int slot = (int) (index & SLOT_MASK);
         int location = level * SLOTS + slot;
@@ -400,7 +404,9 @@ public final class TimingWheel<E extends TimerEntry> {
             }
             for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
                 long delay = e.deadline - time;
-                if (delay <= 0) {
+                long fromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
+                long expiryTick = (fromOrigin >> tickShift) + ((fromOrigin & tickMask) == 0 ? 0 : 1);
+                if (expiryTick - currentTick <= 0) {
                     throw new AssertionError("entry with deadline " + e.deadline + " at time " + time
                             + " is in level " + level + " instead of due");
                 }
@@ -408,8 +414,6 @@ public final class TimingWheel<E extends TimerEntry> {
                 int shift = SLOT_BITS * level;
                 long index = currentTick >>> shift;
                 long reachTick = (index + ((slot - index - 1) & SLOT_MASK) + 1) << shift;
-                long fromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
-                long expiryTick = (fromOrigin >>> tickShift) + ((fromOrigin & tickMask) == 0 ? 0 : 1);
                 if (reachTick - expiryTick > 0) {
                     throw new AssertionError("entry expiring at tick " + expiryTick + " sits in level " + level
                             + " slot " + slot + ", reached only at tick " + reachTick);
