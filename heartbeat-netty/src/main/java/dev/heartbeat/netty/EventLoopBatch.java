@@ -1,0 +1,103 @@
+package dev.heartbeat.netty;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import io.netty.util.concurrent.EventExecutor;
+
+/**
+ * The actions the worker decided for the channels of one event loop, handed over as one task: the
+ * worker pushes handlers onto a lock-free stack and, at the end of its cycle, submits this batch to
+ * the event loop unless it is already submitted. So one worker cycle costs each event loop at most
+ * one task, and the batch object is reused for the life of the event loop.
+ *
+ * <p>Threads: {@link #push} and {@link #submitIfNeeded} on the worker only; {@link #run} on the event
+ * loop. A handler is in the stack at most once: the worker pushes it only when its action bits go
+ * from none to some, and the event loop reads its link before taking its bits.
+ */
+final class EventLoopBatch implements Runnable {
+
+    private static final VarHandle HEAD;
+    private static final VarHandle SUBMITTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(EventLoopBatch.class, "head", HeartbeatHandler.class);
+            SUBMITTED = lookup.findVarHandle(EventLoopBatch.class, "submitted", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final EventExecutor executor;
+    private final HeartbeatMonitor monitor;
+    /** Top of the stack of handlers with actions. CAS by the worker, swapped out by the event loop. */
+    @SuppressWarnings("unused") // accessed through HEAD
+    private volatile HeartbeatHandler head;
+    /** Whether this batch is in the event loop's task queue (or running). CAS. */
+    @SuppressWarnings("unused") // accessed through SUBMITTED
+    private volatile boolean submitted;
+
+    EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
+        this.executor = executor;
+        this.monitor = monitor;
+    }
+
+    /** Worker: adds a handler whose action bits just became non-empty. */
+    void push(HeartbeatHandler handler) {
+        HeartbeatHandler top;
+        do {
+            top = (HeartbeatHandler) HEAD.getVolatile(this);
+            handler.batchNext = top;
+        } while (!HEAD.compareAndSet(this, top, handler));
+    }
+
+    /**
+     * Worker: submits the batch if it has handlers and is not already queued.
+     *
+     * @return false if the event loop refused the task (it is shutting down); the batch is then drained
+     */
+    boolean submitIfNeeded() {
+        if (HEAD.getVolatile(this) == null || !SUBMITTED.compareAndSet(this, false, true)) {
+            return true;
+        }
+        try {
+            executor.execute(this);
+            return true;
+        } catch (RuntimeException rejected) { // RejectedExecutionException: the event loop is gone
+            submitted = false;
+            discard();
+            return false;
+        }
+    }
+
+    /** Event loop: carries out every pending action. */
+    @Override
+    public void run() {
+        submitted = false; // before taking the stack: a push after this re-submits
+        HeartbeatHandler handler = (HeartbeatHandler) HEAD.getAndSet(this, null);
+        while (handler != null) {
+            HeartbeatHandler next = handler.batchNext; // read before the bits are taken: see class doc
+            int bits = handler.takeActions();
+            if (bits != 0) {
+                try {
+                    handler.perform(bits);
+                } catch (Throwable t) {
+                    monitor.actionFailed(handler, t);
+                }
+            }
+            handler = next;
+        }
+    }
+
+    /** Drops every pending action (the event loop is gone, so are its channels). */
+    void discard() {
+        HeartbeatHandler handler = (HeartbeatHandler) HEAD.getAndSet(this, null);
+        while (handler != null) {
+            HeartbeatHandler next = handler.batchNext;
+            handler.takeActions();
+            handler = next;
+        }
+    }
+}

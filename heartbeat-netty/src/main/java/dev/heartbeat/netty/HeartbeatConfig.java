@@ -1,0 +1,376 @@
+package dev.heartbeat.netty;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a Heartbeat handler does about idleness: immutable, validated when built, shareable between
+ * any number of channels. Start from one of the policies:
+ *
+ * <table>
+ * <caption>Policies and their settings</caption>
+ * <tr><th>Policy</th><th>Settings</th><th>On idleness</th></tr>
+ * <tr><td>{@link #events()}</td><td>{@code readerIdle}, {@code writerIdle}, {@code allIdle}
+ *     (0 disables), {@code observeOutput}</td>
+ *     <td>fires Netty's {@link io.netty.handler.timeout.IdleStateEvent}s exactly as
+ *     {@link io.netty.handler.timeout.IdleStateHandler} does: the drop-in replacement</td></tr>
+ * <tr><td>{@link #closeWhenIdle()}</td><td>the same three timeouts, {@code observeOutput},
+ *     {@code withTimeoutExceptions}</td>
+ *     <td>closes the channel; with {@code withTimeoutExceptions()} first fires
+ *     {@link io.netty.handler.timeout.ReadTimeoutException} (reader or all idle) or
+ *     {@link io.netty.handler.timeout.WriteTimeoutException} (writer idle), as
+ *     {@code ReadTimeoutHandler} does</td></tr>
+ * <tr><td>{@link #ping(PingFactory)}</td><td>{@code interval}, {@code timeout} (default: the
+ *     interval), {@code maxMissedPings} (default 3), {@code jitter} (default 0),
+ *     {@code whenWriterIdle} (client keep-alive)</td>
+ *     <td>writes a ping when the peer has been silent (or, for keep-alive, when we have not written)
+ *     for the interval; any inbound read answers it; after {@code maxMissedPings} pings without an
+ *     answer, each waited for {@code timeout}, closes the channel</td></tr>
+ * </table>
+ *
+ * <p>Every duration must be 0 (disabled, where allowed) or between 1 ms and 2<sup>61</sup> ns;
+ * anything else fails with a message that names the setting and the value. Nothing is rounded
+ * or clamped, with one documented exception: a deadline is acted on at most one wheel tick late.
+ *
+ * <pre>{@code
+ * HeartbeatConfig dropIn = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(60)).build();
+ * HeartbeatConfig gateway = HeartbeatConfig.closeWhenIdle().allIdle(Duration.ofMinutes(5)).build();
+ * HeartbeatConfig keepAlive = HeartbeatConfig.ping(ch -> new PingFrame())
+ *         .interval(Duration.ofSeconds(30)).maxMissedPings(2).jitter(0.1).build();
+ * }</pre>
+ */
+public final class HeartbeatConfig {
+
+    /** What happens when a channel is idle. */
+    public enum Policy {
+        /** Fire {@link io.netty.handler.timeout.IdleStateEvent}s, as {@code IdleStateHandler}. */
+        EVENT,
+        /** Close the channel. */
+        CLOSE,
+        /** Fire {@code ReadTimeoutException} or {@code WriteTimeoutException}, then close the channel. */
+        CLOSE_WITH_EXCEPTION,
+        /** Write pings and close the channel after too many go unanswered. */
+        PING
+    }
+
+    /** The shortest positive timeout: finer deadlines are below the wheel's resolution. */
+    public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
+    public static final Duration MAX_TIMEOUT = Duration.ofNanos(1L << 61);
+
+    final Policy policy;
+    final long readerIdleNanos;
+    final long writerIdleNanos;
+    final long allIdleNanos;
+    final boolean observeOutput;
+    final long pingIntervalNanos;
+    final long pingTimeoutNanos;
+    final int maxMissedPings;
+    final double jitter;
+    final boolean pingWhenWriterIdle;
+    final PingFactory pingFactory;
+    /** The shortest enabled timeout: how soon after activity the first check is due. */
+    final long shortestNanos;
+    /** Whether reads matter to this configuration: the read path stamps only then. */
+    final boolean tracksReads;
+    /** Whether writes matter to this configuration: the write path listens only then. */
+    final boolean tracksWrites;
+
+    private HeartbeatConfig(Builder b) {
+        this.policy = b.policy;
+        this.readerIdleNanos = b.readerIdleNanos;
+        this.writerIdleNanos = b.writerIdleNanos;
+        this.allIdleNanos = b.allIdleNanos;
+        this.observeOutput = b.observeOutput;
+        this.pingIntervalNanos = b.pingIntervalNanos;
+        this.pingTimeoutNanos = b.pingTimeoutNanos == 0 ? b.pingIntervalNanos : b.pingTimeoutNanos;
+        this.maxMissedPings = b.maxMissedPings;
+        this.jitter = b.jitter;
+        this.pingWhenWriterIdle = b.pingWhenWriterIdle;
+        this.pingFactory = b.pingFactory;
+        long shortest = Long.MAX_VALUE;
+        for (long t : new long[] {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos}) {
+            if (t > 0) {
+                shortest = Math.min(shortest, t);
+            }
+        }
+        this.shortestNanos = shortest;
+        this.tracksReads = readerIdleNanos > 0 || allIdleNanos > 0 || policy == Policy.PING;
+        this.tracksWrites = writerIdleNanos > 0 || allIdleNanos > 0 || (policy == Policy.PING && pingWhenWriterIdle);
+    }
+
+    /**
+     * The drop-in policy: {@link io.netty.handler.timeout.IdleStateEvent}s with
+     * {@code IdleStateHandler}'s semantics. Set at least one of the three timeouts.
+     */
+    public static Builder events() {
+        return new Builder(Policy.EVENT);
+    }
+
+    /** Close idle channels. Set at least one of the three timeouts. */
+    public static Builder closeWhenIdle() {
+        return new Builder(Policy.CLOSE);
+    }
+
+    /**
+     * Ping silent peers and close those that stop answering. Set the {@link Builder#interval}.
+     *
+     * @param factory makes each ping message; called on the channel's event loop
+     */
+    public static Builder ping(PingFactory factory) {
+        Builder b = new Builder(Policy.PING);
+        b.pingFactory = Objects.requireNonNull(factory, "ping factory");
+        return b;
+    }
+
+    /**
+     * The same settings as {@code new IdleStateHandler(observeOutput, readerIdle, writerIdle, allIdle, unit)},
+     * except that a positive timeout below 1 ms is refused instead of raised to 1 ms.
+     */
+    public static HeartbeatConfig events(boolean observeOutput, long readerIdle, long writerIdle, long allIdle,
+            TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return events().observeOutput(observeOutput)
+                .readerIdle(Duration.of(readerIdle, unit.toChronoUnit()))
+                .writerIdle(Duration.of(writerIdle, unit.toChronoUnit()))
+                .allIdle(Duration.of(allIdle, unit.toChronoUnit()))
+                .build();
+    }
+
+    /** The policy. */
+    public Policy policy() {
+        return policy;
+    }
+
+    /** Reader idle timeout; zero when disabled. */
+    public Duration readerIdle() {
+        return Duration.ofNanos(readerIdleNanos);
+    }
+
+    /** Writer idle timeout; zero when disabled. */
+    public Duration writerIdle() {
+        return Duration.ofNanos(writerIdleNanos);
+    }
+
+    /** All-idle (neither read nor write) timeout; zero when disabled. */
+    public Duration allIdle() {
+        return Duration.ofNanos(allIdleNanos);
+    }
+
+    /** Whether slow but progressing writes count as activity. */
+    public boolean observeOutput() {
+        return observeOutput;
+    }
+
+    /** Ping interval; zero unless the policy is {@link Policy#PING}. */
+    public Duration pingInterval() {
+        return Duration.ofNanos(pingIntervalNanos);
+    }
+
+    /** How long each ping waits for an answer; zero unless the policy is {@link Policy#PING}. */
+    public Duration pingTimeout() {
+        return Duration.ofNanos(pingTimeoutNanos);
+    }
+
+    /** Unanswered pings before the channel is closed; zero unless the policy is {@link Policy#PING}. */
+    public int maxMissedPings() {
+        return maxMissedPings;
+    }
+
+    /** The jitter, as a fraction of the ping interval. */
+    public double jitter() {
+        return jitter;
+    }
+
+    /** Whether pings are sent when we have not written (keep-alive) rather than when the peer is silent. */
+    public boolean pingWhenWriterIdle() {
+        return pingWhenWriterIdle;
+    }
+
+    /** Whether any timeout is enabled. */
+    boolean tracksAnything() {
+        return shortestNanos != Long.MAX_VALUE;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy);
+        if (policy == Policy.PING) {
+            s.append(", interval=").append(pingInterval()).append(", timeout=").append(pingTimeout())
+                    .append(", maxMissedPings=").append(maxMissedPings).append(", jitter=").append(jitter)
+                    .append(pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle");
+        } else {
+            s.append(", readerIdle=").append(readerIdle()).append(", writerIdle=").append(writerIdle())
+                    .append(", allIdle=").append(allIdle()).append(", observeOutput=").append(observeOutput);
+        }
+        return s.append(']').toString();
+    }
+
+    /**
+     * Builds a {@link HeartbeatConfig}. Each setter checks its value at once; a setting that does not
+     * apply to the chosen policy is refused with {@link IllegalStateException}.
+     */
+    public static final class Builder {
+        private final Policy policy;
+        private long readerIdleNanos;
+        private long writerIdleNanos;
+        private long allIdleNanos;
+        private boolean observeOutput;
+        private long pingIntervalNanos;
+        private long pingTimeoutNanos;
+        private int maxMissedPings;
+        private double jitter;
+        private boolean pingWhenWriterIdle;
+        private PingFactory pingFactory;
+
+        private Builder(Policy policy) {
+            this.policy = policy;
+            this.maxMissedPings = policy == Policy.PING ? 3 : 0;
+        }
+
+        /** Reader idle timeout: no read for this long. {@code Duration.ZERO} disables it. */
+        public Builder readerIdle(Duration timeout) {
+            requireIdlePolicy("readerIdle");
+            readerIdleNanos = timeoutNanos("readerIdle", timeout, true);
+            return this;
+        }
+
+        /** Writer idle timeout: no completed write for this long. {@code Duration.ZERO} disables it. */
+        public Builder writerIdle(Duration timeout) {
+            requireIdlePolicy("writerIdle");
+            writerIdleNanos = timeoutNanos("writerIdle", timeout, true);
+            return this;
+        }
+
+        /** All-idle timeout: neither read nor completed write for this long. {@code Duration.ZERO} disables it. */
+        public Builder allIdle(Duration timeout) {
+            requireIdlePolicy("allIdle");
+            allIdleNanos = timeoutNanos("allIdle", timeout, true);
+            return this;
+        }
+
+        /**
+         * Whether a write that is slow but progressing (bytes leaving the outbound buffer) counts as
+         * activity for writer and all idleness, as {@code IdleStateHandler}'s {@code observeOutput}.
+         * Off by default.
+         */
+        public Builder observeOutput(boolean observe) {
+            requireIdlePolicy("observeOutput");
+            this.observeOutput = observe;
+            return this;
+        }
+
+        /** Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. */
+        public Builder withTimeoutExceptions() {
+            if (policy != Policy.CLOSE && policy != Policy.CLOSE_WITH_EXCEPTION) {
+                throw new IllegalStateException("withTimeoutExceptions applies only to closeWhenIdle(), not to policy "
+                        + policy);
+            }
+            return copyAs(Policy.CLOSE_WITH_EXCEPTION);
+        }
+
+        /** Ping after this long without the trigger's activity. Required for the ping policy. */
+        public Builder interval(Duration interval) {
+            requirePingPolicy("interval");
+            pingIntervalNanos = timeoutNanos("interval", interval, false);
+            return this;
+        }
+
+        /** How long each ping waits for an answer (any inbound read). Defaults to the interval. */
+        public Builder timeout(Duration timeout) {
+            requirePingPolicy("timeout");
+            pingTimeoutNanos = timeoutNanos("timeout", timeout, false);
+            return this;
+        }
+
+        /** How many pings may go unanswered before the channel is closed; at least 1, default 3. */
+        public Builder maxMissedPings(int count) {
+            requirePingPolicy("maxMissedPings");
+            if (count < 1) {
+                throw new IllegalArgumentException("maxMissedPings must be at least 1: " + count);
+            }
+            this.maxMissedPings = count;
+            return this;
+        }
+
+        /**
+         * Spreads pings: each channel waits {@code interval * (1 + f)} for a fixed per-channel
+         * {@code f} in {@code [0, fraction)}, so channels opened together do not ping together.
+         * In [0, 1); 0 (the default) disables it.
+         */
+        public Builder jitter(double fraction) {
+            requirePingPolicy("jitter");
+            if (!(fraction >= 0 && fraction < 1)) {
+                throw new IllegalArgumentException("jitter must be in [0, 1): " + fraction);
+            }
+            this.jitter = fraction;
+            return this;
+        }
+
+        /**
+         * Client keep-alive: ping when we have not written for the interval, instead of when the peer
+         * has been silent. Unanswered pings still close the channel.
+         */
+        public Builder whenWriterIdle() {
+            requirePingPolicy("whenWriterIdle");
+            this.pingWhenWriterIdle = true;
+            return this;
+        }
+
+        /**
+         * Builds the configuration.
+         *
+         * @throws IllegalStateException if the ping policy has no interval
+         */
+        public HeartbeatConfig build() {
+            if (policy == Policy.PING && pingIntervalNanos == 0) {
+                throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
+            }
+            return new HeartbeatConfig(this);
+        }
+
+        private Builder copyAs(Policy newPolicy) {
+            Builder b = new Builder(newPolicy);
+            b.readerIdleNanos = readerIdleNanos;
+            b.writerIdleNanos = writerIdleNanos;
+            b.allIdleNanos = allIdleNanos;
+            b.observeOutput = observeOutput;
+            return b;
+        }
+
+        private void requireIdlePolicy(String setting) {
+            if (policy == Policy.PING) {
+                throw new IllegalStateException(setting + " does not apply to the ping policy; use interval() "
+                        + "and whenWriterIdle()");
+            }
+        }
+
+        private void requirePingPolicy(String setting) {
+            if (policy != Policy.PING) {
+                throw new IllegalStateException(setting + " applies only to the ping policy, not to " + policy);
+            }
+        }
+
+        private static long timeoutNanos(String name, Duration value, boolean zeroAllowed) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative()) {
+                throw new IllegalArgumentException(name + " cannot be negative: " + value);
+            }
+            if (value.isZero()) {
+                if (!zeroAllowed) {
+                    throw new IllegalArgumentException(name + " must be positive: " + value);
+                }
+                return 0;
+            }
+            if (value.compareTo(MIN_TIMEOUT) < 0) {
+                throw new IllegalArgumentException(name + (zeroAllowed ? " must be 0 (disabled) or at least 1ms: "
+                        : " must be at least 1ms: ") + value);
+            }
+            if (value.compareTo(MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException(name + " must be at most 2^61 ns (about 73 years): " + value);
+            }
+            return value.toNanos();
+        }
+    }
+}

@@ -1,0 +1,626 @@
+package dev.heartbeat.netty;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.SocketAddress;
+
+import dev.heartbeat.core.TimerEntry;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.util.concurrent.EventExecutor;
+
+/**
+ * The per-channel handler: records activity on the event loop and is, at the same time, the
+ * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
+ * pipeline context. Created by {@link HeartbeatMonitor#newHandler}; not sharable.
+ *
+ * <p>Three threads meet here, each field says which:
+ * <ul>
+ * <li>the channel's <b>event loop</b> stamps activity (opaque stores of ticker readings) and runs
+ *     the actions the worker hands it;</li>
+ * <li>the monitor's <b>worker</b> judges idleness from the stamps when the entry comes due, moves
+ *     the entry to its next check (the lazy re-arm) and decides actions;</li>
+ * <li>the hand-off of actions is an atomic bit set plus a link in the event loop's
+ *     {@link EventLoopBatch}.</li>
+ * </ul>
+ *
+ * <p>Idle policies replay {@code IdleStateHandler}'s three timeout tasks on the worker: for each
+ * enabled kind (reader, writer, all) the worker keeps the time that task would run next and, when it
+ * comes due, makes the same decision the task would, from the same stamps. Because a decision is
+ * taken as of the scheduled check time (never later than the worker's own now), events keep exactly
+ * {@code IdleStateHandler}'s cadence; only their delivery is up to a tick later.
+ */
+final class HeartbeatHandler extends TimerEntry
+        implements ChannelInboundHandler, ChannelOutboundHandler, ChannelFutureListener {
+
+    // Action bits, worker -> event loop.
+    static final int READER = 1;
+    static final int READER_FIRST = 1 << 1;
+    static final int WRITER = 1 << 2;
+    static final int WRITER_FIRST = 1 << 3;
+    static final int ALL = 1 << 4;
+    static final int ALL_FIRST = 1 << 5;
+    static final int SEND_PING = 1 << 6;
+    static final int PING_TIMEOUT = 1 << 7;
+
+    // Worker judgement flags.
+    private static final int READER_WAS_IDLE = 1;
+    private static final int WRITER_WAS_IDLE = 1 << 1;
+    private static final int ALL_WAS_IDLE = 1 << 2;
+    private static final int AWAITING_ANSWER = 1 << 3;
+    private static final int STALL_GRACE = 1 << 4;
+
+    // Event-loop lifecycle.
+    private static final byte NEW = 0;
+    private static final byte ACTIVE = 1;
+    private static final byte DESTROYED = 2;
+
+    private static final VarHandle LAST_READ;
+    private static final VarHandle LAST_WRITE;
+    private static final VarHandle READING;
+    private static final VarHandle CONFIG;
+    private static final VarHandle ACTIONS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            LAST_READ = lookup.findVarHandle(HeartbeatHandler.class, "lastRead", long.class);
+            LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
+            READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
+            CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
+            ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final HeartbeatMonitor monitor;
+
+    // ---- Written by the event loop (opaque), read by the worker (opaque). ----
+    /** The configuration; an immutable object, so an opaque read sees it whole. */
+    private HeartbeatConfig config;
+    /** Ticker time of the end of the latest read batch. */
+    @SuppressWarnings("unused") // accessed through LAST_READ
+    private long lastRead;
+    /** Ticker time the latest write completed. */
+    @SuppressWarnings("unused") // accessed through LAST_WRITE
+    private long lastWrite;
+    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
+    @SuppressWarnings("unused") // accessed through READING
+    private boolean reading;
+
+    // ---- Event loop only (ctx is written before the first schedule request, which publishes it). ----
+    ChannelHandlerContext ctx;
+    private byte lifecycle;
+    private boolean voidWriteUnstamped;
+    private OutputObserver output;
+
+    // ---- Worker only. ----
+    private HeartbeatConfig judgedConfig;
+    private long nextReaderCheck;
+    private long nextWriterCheck;
+    private long nextAllCheck;
+    private long pingSentAt;
+    private int judgement;
+    private int missedPings;
+    private int decided;
+
+    // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
+    @SuppressWarnings("unused") // accessed through ACTIONS
+    private volatile int actions;
+    /** Next in the event loop batch's stack; written by the worker before the push CAS. */
+    HeartbeatHandler batchNext;
+
+    HeartbeatHandler(HeartbeatMonitor monitor, HeartbeatConfig config) {
+        this.monitor = monitor;
+        this.config = config;
+    }
+
+    // ------------------------------------------------------------------ event loop: lifecycle
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (lifecycle != NEW || this.ctx != null) {
+            throw new IllegalStateException("a Heartbeat handler serves one channel: create one per channel with "
+                    + "HeartbeatMonitor.newHandler(config)");
+        }
+        this.ctx = ctx;
+        Channel channel = ctx.channel();
+        if (channel.isActive() && channel.isRegistered()) {
+            initialize(ctx);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        destroy();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            initialize(ctx);
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        initialize(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        destroy();
+        ctx.fireChannelInactive();
+    }
+
+    private void initialize(ChannelHandlerContext ctx) {
+        if (lifecycle != NEW) {
+            return;
+        }
+        lifecycle = ACTIVE;
+        this.ctx = ctx;
+        HeartbeatConfig cfg = config;
+        if (cfg.observeOutput) {
+            output = new OutputObserver(ctx.channel());
+        }
+        long now = monitor.ticker.nanoTime();
+        LAST_READ.setOpaque(this, now);
+        LAST_WRITE.setOpaque(this, now);
+        monitor.channelOpened();
+        if (cfg.tracksAnything()) {
+            monitor.worker.schedule(this, now + cfg.shortestNanos);
+        }
+    }
+
+    private void destroy() {
+        if (lifecycle == ACTIVE) {
+            monitor.channelClosed();
+            monitor.worker.cancel(this);
+        }
+        lifecycle = DESTROYED;
+    }
+
+    /** Event loop: switches configuration; idleness is measured afresh from now. */
+    void reconfigure(HeartbeatConfig cfg) {
+        CONFIG.setOpaque(this, cfg);
+        if (lifecycle != ACTIVE) {
+            return;
+        }
+        if (cfg.observeOutput && output == null) {
+            output = new OutputObserver(ctx.channel());
+        }
+        long now = monitor.ticker.nanoTime();
+        LAST_READ.setOpaque(this, now);
+        LAST_WRITE.setOpaque(this, now);
+        if (cfg.tracksAnything()) {
+            monitor.worker.schedule(this, now); // the worker re-initialises its checks at once
+        } else {
+            monitor.worker.cancel(this);
+        }
+    }
+
+    HeartbeatConfig config() {
+        return (HeartbeatConfig) CONFIG.getOpaque(this);
+    }
+
+    // ------------------------------------------------------------------ event loop: the hot path
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (config.tracksReads) {
+            READING.setOpaque(this, true);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if ((boolean) READING.getOpaque(this)) {
+            LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+            READING.setOpaque(this, false);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!config.tracksWrites) {
+            ctx.write(msg, promise);
+        } else if (promise.isVoid()) {
+            // No listener fits on a void promise and unvoid() would allocate: count the write at flush.
+            voidWriteUnstamped = true;
+            ctx.write(msg, promise);
+        } else {
+            ctx.write(msg, promise).addListener(this);
+        }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (voidWriteUnstamped) {
+            voidWriteUnstamped = false;
+            LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+        }
+        ctx.flush();
+    }
+
+    /** A write completed (this handler is its own write listener, so a write allocates nothing). */
+    @Override
+    public void operationComplete(ChannelFuture future) {
+        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+    }
+
+    // ------------------------------------------------------------------ worker: judgement
+
+    /**
+     * Worker: decides, from the stamps, what is due at {@code now}; records actions in
+     * {@link #decided} and returns when to look again.
+     */
+    long judge(HeartbeatConfig cfg, long now) {
+        if (cfg != judgedConfig) {
+            begin(cfg);
+        }
+        decided = 0;
+        return cfg.policy == HeartbeatConfig.Policy.PING ? judgePing(cfg, now) : judgeIdle(cfg, now);
+    }
+
+    /** Worker: whether to defer a check that came due {@code lateness} ns late because the worker stalled. */
+    boolean takeStallGrace() {
+        if ((judgement & STALL_GRACE) != 0) {
+            return false;
+        }
+        judgement |= STALL_GRACE;
+        return true;
+    }
+
+    int decided() {
+        return decided;
+    }
+
+    private void begin(HeartbeatConfig cfg) {
+        judgedConfig = cfg;
+        judgement = 0;
+        missedPings = 0;
+        long read = (long) LAST_READ.getOpaque(this);
+        long write = (long) LAST_WRITE.getOpaque(this);
+        nextReaderCheck = read + cfg.readerIdleNanos;
+        nextWriterCheck = write + cfg.writerIdleNanos;
+        nextAllCheck = latest(read, write) + cfg.allIdleNanos;
+    }
+
+    private long judgeIdle(HeartbeatConfig cfg, long now) {
+        long read = (long) LAST_READ.getOpaque(this);
+        long write = (long) LAST_WRITE.getOpaque(this);
+        boolean busy = (boolean) READING.getOpaque(this);
+        judgement &= ~STALL_GRACE;
+        long next = 0;
+        boolean any = false;
+        if (cfg.readerIdleNanos > 0) {
+            if (now - nextReaderCheck >= 0) {
+                nextReaderCheck = check(nextReaderCheck, cfg.readerIdleNanos, read, busy, now,
+                        READER_WAS_IDLE, READER, READER_FIRST);
+            }
+            next = nextReaderCheck;
+            any = true;
+        }
+        if (cfg.writerIdleNanos > 0) {
+            if (now - nextWriterCheck >= 0) {
+                nextWriterCheck = check(nextWriterCheck, cfg.writerIdleNanos, write, false, now,
+                        WRITER_WAS_IDLE, WRITER, WRITER_FIRST);
+            }
+            next = any ? earliest(next, nextWriterCheck) : nextWriterCheck;
+            any = true;
+        }
+        if (cfg.allIdleNanos > 0) {
+            if (now - nextAllCheck >= 0) {
+                nextAllCheck = check(nextAllCheck, cfg.allIdleNanos, latest(read, write), busy, now,
+                        ALL_WAS_IDLE, ALL, ALL_FIRST);
+            }
+            next = any ? earliest(next, nextAllCheck) : nextAllCheck;
+        }
+        return next;
+    }
+
+    /**
+     * One run of an {@code IdleStateHandler} timeout task that was due at {@code due}: idle if the
+     * last activity is at least {@code timeout} before the check. A check more than a whole period
+     * late (a stalled worker) is taken as of now, so missed periods do not fire in a burst.
+     *
+     * @return when this check runs next
+     */
+    private long check(long due, long timeout, long last, boolean busy, long now, int wasIdle, int event,
+            int firstEvent) {
+        long at = now - due >= timeout ? now : due;
+        if (!busy && at - last >= timeout) {
+            decided |= (judgement & wasIdle) == 0 ? firstEvent : event;
+            judgement |= wasIdle;
+            return at + timeout;
+        }
+        judgement &= ~wasIdle;
+        return busy ? at + timeout : last + timeout;
+    }
+
+    private long judgePing(HeartbeatConfig cfg, long now) {
+        long read = (long) LAST_READ.getOpaque(this);
+        boolean busy = (boolean) READING.getOpaque(this);
+        judgement &= ~STALL_GRACE;
+        if ((judgement & AWAITING_ANSWER) != 0) {
+            if (busy || read - pingSentAt > 0) {
+                judgement &= ~AWAITING_ANSWER; // answered
+                missedPings = 0;
+            } else {
+                long answerDue = pingSentAt + cfg.pingTimeoutNanos;
+                if (now - answerDue < 0) {
+                    return answerDue;
+                }
+                if (++missedPings >= cfg.maxMissedPings) {
+                    decided |= PING_TIMEOUT;
+                } else {
+                    decided |= SEND_PING;
+                    pingSentAt = now;
+                }
+                return now + cfg.pingTimeoutNanos;
+            }
+        }
+        long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
+        if (busy && !cfg.pingWhenWriterIdle) {
+            return now + cfg.pingIntervalNanos;
+        }
+        long due = base + cfg.pingIntervalNanos + jitterNanos(cfg);
+        if (now - due < 0) {
+            return due;
+        }
+        decided |= SEND_PING;
+        judgement |= AWAITING_ANSWER;
+        pingSentAt = now;
+        return now + cfg.pingTimeoutNanos;
+    }
+
+    /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
+    private long jitterNanos(HeartbeatConfig cfg) {
+        if (cfg.jitter == 0) {
+            return 0;
+        }
+        int h = System.identityHashCode(this) * 0x9E3779B9; // golden-ratio mix
+        double unit = (h >>> 8) / (double) (1 << 24);
+        return (long) (cfg.pingIntervalNanos * cfg.jitter * unit);
+    }
+
+    private static long latest(long a, long b) {
+        return a - b >= 0 ? a : b;
+    }
+
+    private static long earliest(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    // ------------------------------------------------------------------ hand-off
+
+    /** Worker: adds action bits; returns the bits that were pending before (0: push to the batch). */
+    int offerActions(int bits) {
+        return (int) ACTIONS.getAndBitwiseOr(this, bits);
+    }
+
+    /** Event loop: takes every pending action bit. */
+    int takeActions() {
+        return (int) ACTIONS.getAndSet(this, 0);
+    }
+
+    /** Event loop (or any thread, which then hops to the channel's event loop): carries out actions. */
+    void perform(int bits) {
+        ChannelHandlerContext ctx = this.ctx;
+        EventExecutor executor = ctx.executor();
+        if (!executor.inEventLoop()) {
+            executor.execute(() -> perform(bits)); // the channel moved to another event loop: rare
+            return;
+        }
+        if (lifecycle != ACTIVE || !ctx.channel().isOpen()) {
+            return;
+        }
+        HeartbeatConfig cfg = config;
+        switch (cfg.policy) {
+            case EVENT:
+                fireEvents(ctx, cfg, bits);
+                break;
+            case CLOSE:
+            case CLOSE_WITH_EXCEPTION:
+                closeIfIdle(ctx, cfg, bits);
+                break;
+            case PING:
+                ping(ctx, cfg, bits);
+                break;
+            default:
+                throw new AssertionError(cfg.policy);
+        }
+    }
+
+    private void fireEvents(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
+        if ((bits & (READER | READER_FIRST)) != 0) {
+            monitor.idleEvent(HeartbeatMonitor.READER_KIND);
+            ctx.fireUserEventTriggered((bits & READER_FIRST) != 0
+                    ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT);
+        }
+        if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
+            monitor.idleEvent(HeartbeatMonitor.WRITER_KIND);
+            ctx.fireUserEventTriggered((bits & WRITER_FIRST) != 0
+                    ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT);
+        }
+        if ((bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0)) {
+            monitor.idleEvent(HeartbeatMonitor.ALL_KIND);
+            ctx.fireUserEventTriggered((bits & ALL_FIRST) != 0
+                    ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT);
+        }
+    }
+
+    private void closeIfIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
+        int kind;
+        if ((bits & (READER | READER_FIRST)) != 0) {
+            kind = HeartbeatMonitor.READER_KIND;
+        } else if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
+            kind = HeartbeatMonitor.WRITER_KIND;
+        } else if ((bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0)) {
+            kind = HeartbeatMonitor.ALL_KIND;
+        } else {
+            return;
+        }
+        monitor.idleClose(kind);
+        if (cfg.policy == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION) {
+            ctx.fireExceptionCaught(kind == HeartbeatMonitor.WRITER_KIND
+                    ? WriteTimeoutException.INSTANCE : ReadTimeoutException.INSTANCE);
+        }
+        lifecycle = DESTROYED; // act once, as ReadTimeoutHandler does; channelInactive will cancel the entry
+        monitor.channelClosed();
+        monitor.worker.cancel(this);
+        ctx.close();
+    }
+
+    private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
+        if ((bits & PING_TIMEOUT) != 0) {
+            monitor.idleClose(HeartbeatMonitor.PING_KIND);
+            lifecycle = DESTROYED;
+            monitor.channelClosed();
+            monitor.worker.cancel(this);
+            ctx.close();
+            return;
+        }
+        if ((bits & SEND_PING) != 0) {
+            Object ping;
+            try {
+                ping = cfg.pingFactory.newPing(ctx.channel());
+            } catch (Throwable t) {
+                monitor.actionFailed();
+                ctx.fireExceptionCaught(t);
+                return;
+            }
+            monitor.pingSent();
+            // From the tail, so encoders (and this handler's write stamp) see the ping.
+            ctx.channel().writeAndFlush(ping);
+        }
+    }
+
+    private boolean outputChanged(HeartbeatConfig cfg, boolean first) {
+        return cfg.observeOutput && output != null && output.changed(first, (long) LAST_WRITE.getOpaque(this));
+    }
+
+    // ------------------------------------------------------------------ pass-through
+
+    @Override
+    public void channelUnregistered(ChannelHandlerContext ctx) {
+        ctx.fireChannelUnregistered();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // deprecated in ChannelHandler, current in ChannelInboundHandler
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+        ctx.bind(localAddress, promise);
+    }
+
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
+            ChannelPromise promise) {
+        ctx.connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.disconnect(promise);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.close(promise);
+    }
+
+    @Override
+    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.deregister(promise);
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        ctx.read();
+    }
+
+    @Override
+    public String toString() {
+        ChannelHandlerContext c = ctx;
+        return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
+    }
+
+    /**
+     * {@code IdleStateHandler}'s {@code observeOutput}: whether the outbound buffer moved between two
+     * checks. Event loop only; allocated only for configurations that observe output.
+     */
+    private static final class OutputObserver {
+        private final Channel channel;
+        private long lastWriteSeen;
+        private int lastMessageHash;
+        private long lastPendingBytes;
+        private long lastFlushProgress;
+
+        OutputObserver(Channel channel) {
+            this.channel = channel;
+            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
+            if (buf != null) {
+                lastMessageHash = System.identityHashCode(buf.current());
+                lastPendingBytes = buf.totalPendingWriteBytes();
+                lastFlushProgress = buf.currentProgress();
+            }
+        }
+
+        boolean changed(boolean first, long lastWrite) {
+            if (lastWriteSeen != lastWrite) {
+                lastWriteSeen = lastWrite;
+                if (!first) {
+                    return true; // writes complete: change at message level
+                }
+            }
+            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
+            if (buf == null) {
+                return false;
+            }
+            int messageHash = System.identityHashCode(buf.current());
+            long pendingBytes = buf.totalPendingWriteBytes();
+            if (messageHash != lastMessageHash || pendingBytes != lastPendingBytes) {
+                lastMessageHash = messageHash;
+                lastPendingBytes = pendingBytes;
+                if (!first) {
+                    return true;
+                }
+            }
+            long flushProgress = buf.currentProgress();
+            if (flushProgress != lastFlushProgress) {
+                lastFlushProgress = flushProgress;
+                return !first;
+            }
+            return false;
+        }
+    }
+}

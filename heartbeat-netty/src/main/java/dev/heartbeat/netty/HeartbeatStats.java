@@ -1,0 +1,44 @@
+package dev.heartbeat.netty;
+
+import dev.heartbeat.core.TimerStats;
+
+/**
+ * A snapshot of a {@link HeartbeatMonitor}'s counters, totals since it was built. Each value is
+ * current when read; the set is not atomic.
+ *
+ * @param channels channels whose handler is active now
+ * @param readerIdleEvents reader idle events fired (event policy)
+ * @param writerIdleEvents writer idle events fired (event policy)
+ * @param allIdleEvents all-idle events fired (event policy)
+ * @param closedReaderIdle channels closed for reader idleness (close policies)
+ * @param closedWriterIdle channels closed for writer idleness (close policies)
+ * @param closedAllIdle channels closed for all idleness (close policies)
+ * @param closedPingTimeout channels closed after too many unanswered pings (ping policy)
+ * @param pingsSent pings written (ping policy)
+ * @param stallRechecks checks deferred because the worker was late by more than the stall threshold
+ * @param actionFailures actions that threw on the event loop (a ping factory or a downstream handler)
+ * @param dispatchRejected action batches an event loop refused because it was shutting down
+ * @param workerCpuNanos CPU time of the worker thread, or -1 if not running or not measurable
+ * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...
+ */
+public record HeartbeatStats(
+        long channels,
+        long readerIdleEvents,
+        long writerIdleEvents,
+        long allIdleEvents,
+        long closedReaderIdle,
+        long closedWriterIdle,
+        long closedAllIdle,
+        long closedPingTimeout,
+        long pingsSent,
+        long stallRechecks,
+        long actionFailures,
+        long dispatchRejected,
+        long workerCpuNanos,
+        TimerStats timer) {
+
+    /** Channels closed for idleness, for any reason. */
+    public long closedTotal() {
+        return closedReaderIdle + closedWriterIdle + closedAllIdle + closedPingTimeout;
+    }
+}
