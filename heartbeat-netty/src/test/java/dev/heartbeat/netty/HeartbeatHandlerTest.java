@@ -1,0 +1,510 @@
+package dev.heartbeat.netty;
+
+import static io.netty.handler.timeout.IdleStateEvent.ALL_IDLE_STATE_EVENT;
+import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
+import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
+import static io.netty.handler.timeout.IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT;
+import static io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT;
+import static io.netty.handler.timeout.IdleStateEvent.WRITER_IDLE_STATE_EVENT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipelineException;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.WriteTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Every policy and lifecycle case on {@link EmbeddedChannel}, in virtual time. */
+class HeartbeatHandlerTest {
+
+    /** An action may come one tick (1.05 ms) after its deadline; the test clock moves in 1 ms steps. */
+    private static final long LATE = 3;
+
+    private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(30)); // wraps
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        for (EmbeddedChannel ch : channels) {
+            ch.finishAndReleaseAll();
+        }
+        monitor.close();
+    }
+
+    /** Records user events and exceptions that reach the end of the pipeline. */
+    static final class Recorder extends ChannelInboundHandlerAdapter {
+        final List<Object> events = new ArrayList<>();
+        final List<Throwable> errors = new ArrayList<>();
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            events.add(evt);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.add(cause);
+        }
+    }
+
+    private EmbeddedChannel channel(ChannelHandler... handlers) {
+        EmbeddedChannel ch = new EmbeddedChannel(handlers);
+        channels.add(ch);
+        return ch;
+    }
+
+    /** Moves virtual time, runs the worker, then the event loops' tasks. */
+    private void advance(long millis) {
+        // In steps no longer than a tick, as a worker that keeps up would see time.
+        long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
+        long step = TimeUnit.MILLISECONDS.toNanos(1);
+        while (remaining > 0) {
+            long s = Math.min(step, remaining);
+            ticker.advance(s);
+            remaining -= s;
+            monitor.runOnce();
+        }
+        monitor.runOnce();
+        for (EmbeddedChannel ch : channels) {
+            ch.runPendingTasks();
+        }
+    }
+
+    private static HeartbeatConfig events(long readerMs, long writerMs, long allMs) {
+        return HeartbeatConfig.events(false, readerMs, writerMs, allMs, TimeUnit.MILLISECONDS);
+    }
+
+    // ------------------------------------------------------------------ event policy
+
+    @Test
+    void firesReaderIdleFirstThenSubsequentUntilARead() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
+
+        advance(999);
+        assertTrue(r.events.isEmpty(), "never early");
+        advance(1 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+        advance(1000);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT), r.events);
+
+        ch.writeInbound("hello");
+        r.events.clear();
+        advance(999);
+        assertTrue(r.events.isEmpty());
+        advance(1 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events, "a read makes the next event a first one");
+        assertEquals(3, monitor.stats().readerIdleEvents());
+    }
+
+    @Test
+    void readsPostponeTheReaderIdleEvent() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
+        for (int i = 0; i < 10; i++) {
+            advance(900);
+            ch.writeInbound(i);
+        }
+        assertTrue(r.events.isEmpty());
+        advance(1000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+        assertEquals(10, ch.inboundMessages().size(), "reads pass through");
+    }
+
+    @Test
+    void firesWriterIdleAndCompletedWritesPostponeIt() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(0, 500, 0)), r);
+        advance(300);
+        ch.writeAndFlush("out");
+        advance(300);
+        assertTrue(r.events.isEmpty(), "the write at 300 ms moved the deadline to 800 ms");
+        advance(200 + LATE);
+        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), r.events);
+        advance(500);
+        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT), r.events);
+        ch.writeInbound("reads do not count for the writer");
+        advance(500);
+        assertEquals(3, r.events.size());
+        assertEquals(WRITER_IDLE_STATE_EVENT, r.events.get(2));
+    }
+
+    @Test
+    void firesAllIdleOnlyWhenNeitherReadNorWrite() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(0, 0, 1000)), r);
+        advance(600);
+        ch.writeInbound("in");
+        advance(600);
+        ch.writeAndFlush("out");
+        advance(600);
+        assertTrue(r.events.isEmpty());
+        advance(400 + LATE);
+        assertEquals(List.of(FIRST_ALL_IDLE_STATE_EVENT), r.events);
+        advance(1000);
+        assertEquals(List.of(FIRST_ALL_IDLE_STATE_EVENT, ALL_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void firesAllThreeKindsInOrderWhenTheyComeDueTogether() {
+        Recorder r = new Recorder();
+        channel(monitor.newHandler(events(1000, 1000, 1000)), r);
+        advance(1000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT, FIRST_ALL_IDLE_STATE_EVENT),
+                r.events);
+    }
+
+    @Test
+    void zeroDisablesATimeoutAndAllZeroTracksNothing() {
+        Recorder r = new Recorder();
+        channel(monitor.newHandler(events(0, 0, 0)), r);
+        advance(10_000);
+        assertTrue(r.events.isEmpty());
+        assertEquals(0, monitor.stats().timer().entries(), "nothing to track, nothing in the wheel");
+        assertEquals(1, monitor.stats().channels());
+    }
+
+    @Test
+    void observeOutputTreatsAProgressingWriteAsActivity() {
+        Recorder observing = new Recorder();
+        Recorder blind = new Recorder();
+        HeartbeatConfig observe = HeartbeatConfig.events(true, 0, 1000, 0, TimeUnit.MILLISECONDS);
+        EmbeddedChannel a = channel(monitor.newHandler(observe), observing);
+        EmbeddedChannel b = channel(monitor.newHandler(events(0, 1000, 0)), blind);
+        for (int i = 0; i < 6; i++) {
+            // Written but not flushed: never completes, but the outbound buffer keeps changing.
+            a.write("chunk-" + i);
+            b.write("chunk-" + i);
+            advance(700);
+        }
+        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), observing.events,
+                "only the first event, as IdleStateHandler: later checks see the buffer change");
+        assertEquals(4, blind.events.size());
+    }
+
+    // ------------------------------------------------------------------ close policies
+
+    @Test
+    void closesAnIdleChannelAndCountsTheReason() {
+        EmbeddedChannel ch = channel(monitor.newHandler(
+                HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(2)).build()));
+        advance(1999);
+        assertTrue(ch.isOpen());
+        advance(1 + LATE);
+        assertFalse(ch.isOpen());
+        HeartbeatStats stats = monitor.stats();
+        assertEquals(1, stats.closedReaderIdle());
+        assertEquals(1, stats.closedTotal());
+        assertEquals(0, stats.channels());
+        monitor.runOnce();
+        assertEquals(0, monitor.stats().timer().entries(), "the entry left the wheel");
+    }
+
+    @Test
+    void closesWithTimeoutExceptionsLikeReadAndWriteTimeoutHandler() {
+        Recorder reader = new Recorder();
+        Recorder writer = new Recorder();
+        EmbeddedChannel r = channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
+                .readerIdle(Duration.ofSeconds(1)).withTimeoutExceptions().build()), reader);
+        EmbeddedChannel w = channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
+                .writerIdle(Duration.ofSeconds(1)).withTimeoutExceptions().build()), writer);
+        advance(1000 + LATE);
+        assertFalse(r.isOpen());
+        assertFalse(w.isOpen());
+        assertEquals(1, reader.errors.size());
+        assertInstanceOf(ReadTimeoutException.class, reader.errors.get(0));
+        assertEquals(1, writer.errors.size());
+        assertInstanceOf(WriteTimeoutException.class, writer.errors.get(0));
+        assertEquals(1, monitor.stats().closedWriterIdle());
+    }
+
+    // ------------------------------------------------------------------ ping policy
+
+    @Test
+    void pingsASilentPeerThenClosesAfterTheMissedPings() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(2)).maxMissedPings(3).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg));
+        assertEquals("PING", awaitOutbound(ch, 10_000), "first ping after the interval");
+        assertEquals("PING", awaitOutbound(ch, 2_000), "second, after the first went unanswered");
+        assertEquals("PING", awaitOutbound(ch, 2_000), "third");
+        assertTrue(ch.isOpen());
+        advance(1_999);
+        assertTrue(ch.isOpen(), "never early");
+        advance(1 + LATE);
+        assertFalse(ch.isOpen(), "closed after three unanswered pings");
+        assertNull(ch.readOutbound());
+        assertEquals(3, monitor.stats().pingsSent());
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    /**
+     * Advances until {@code ch} writes something, which must be no earlier than {@code afterMs} and
+     * at most {@link #LATE} ms later; returns the message.
+     */
+    private Object awaitOutbound(EmbeddedChannel ch, long afterMs) {
+        advance(afterMs - 1);
+        assertNull(ch.readOutbound(), "written before " + afterMs + " ms");
+        for (long late = 0; late <= LATE; late++) {
+            advance(1);
+            Object msg = ch.readOutbound();
+            if (msg != null) {
+                return msg;
+            }
+        }
+        throw new AssertionError("nothing written within " + LATE + " ms after " + afterMs + " ms");
+    }
+
+    @Test
+    void anyInboundReadAnswersAPing() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(2)).maxMissedPings(1).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg));
+        for (int round = 0; round < 5; round++) {
+            assertEquals("PING", awaitOutbound(ch, 10_000));
+            advance(1_000);
+            ch.writeInbound("PONG or anything");
+        }
+        assertTrue(ch.isOpen());
+        assertEquals(0, monitor.stats().closedPingTimeout());
+        assertEquals("PING", awaitOutbound(ch, 10_000));
+        advance(2_000 + LATE);
+        assertFalse(ch.isOpen(), "one miss is enough with maxMissedPings(1)");
+    }
+
+    @Test
+    void keepAlivePingsWhenWeHaveNotWritten() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "KEEPALIVE").interval(Duration.ofSeconds(5))
+                .whenWriterIdle().build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg));
+        advance(3_000);
+        ch.writeAndFlush("data");
+        assertEquals("data", ch.readOutbound());
+        assertEquals("KEEPALIVE", awaitOutbound(ch, 5_000),
+                "our own write at 3 s postponed the keep-alive to 8 s");
+        ch.writeInbound("ack");
+        assertEquals("KEEPALIVE", awaitOutbound(ch, 5_000), "the keep-alive write itself restarts the interval");
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void jitterSpreadsPingsWithinTheFraction() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10))
+                .jitter(0.5).build();
+        List<EmbeddedChannel> chs = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            chs.add(channel(monitor.newHandler(cfg)));
+        }
+        advance(9_999);
+        Set<Integer> pingedAt = new HashSet<>();
+        for (int ms = 0; ms < 5_200; ms += 100) {
+            advance(100);
+            for (int i = 0; i < chs.size(); i++) {
+                if (chs.get(i).readOutbound() != null) {
+                    pingedAt.add(ms);
+                }
+            }
+        }
+        assertTrue(pingedAt.size() > 10, "50 channels opened together ping at different times: " + pingedAt);
+        assertEquals(50, monitor.stats().pingsSent(), "each pinged once, within interval * 1.5");
+    }
+
+    @Test
+    void aFailingPingFactoryIsReportedAndCounted() {
+        Recorder r = new Recorder();
+        channel(monitor.newHandler(HeartbeatConfig.ping(ch -> {
+            throw new IllegalStateException("no ping for you");
+        }).interval(Duration.ofSeconds(1)).build()), r);
+        advance(1_000 + LATE);
+        assertEquals(1, r.errors.size());
+        assertEquals("no ping for you", r.errors.get(0).getMessage());
+        assertEquals(1, monitor.stats().actionFailures());
+    }
+
+    // ------------------------------------------------------------------ reconfiguration
+
+    @Test
+    void reconfiguresFromALoginDeadlineToASessionTimeout() {
+        HeartbeatConfig login = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10)).build();
+        HeartbeatConfig session = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(5)).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(login));
+        advance(8_000);
+        ch.writeInbound("LOGIN alice");
+        monitor.reconfigure(ch, session);
+        assertEquals(session, monitor.configOf(ch));
+        advance(60_000);
+        assertTrue(ch.isOpen(), "the login deadline no longer applies");
+        advance(240_000 + LATE);
+        assertFalse(ch.isOpen(), "closed after the five-minute session timeout");
+    }
+
+    @Test
+    void aShorterTimeoutSetAtRuntimeTakesEffectAtOnce() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(3_600_000, 0, 0)), r);
+        advance(1_000);
+        monitor.reconfigure(ch, events(2_000, 0, 0));
+        advance(2_000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void reconfigureNeedsAHeartbeatHandler() {
+        EmbeddedChannel ch = channel(new Recorder());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> monitor.reconfigure(ch, events(1, 0, 0)));
+        assertTrue(e.getMessage().startsWith("no Heartbeat handler of this monitor in the pipeline of"),
+                e.getMessage());
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Test
+    void worksWhenAddedBeforeTheChannelIsActive() throws Exception {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = new EmbeddedChannel(false, false, // not registered yet
+                monitor.newHandler(events(1000, 0, 0)), r);
+        channels.add(ch);
+        advance(5_000);
+        assertTrue(r.events.isEmpty(), "not active yet: nothing tracked");
+        assertEquals(0, monitor.stats().channels());
+        ch.register();
+        advance(1_000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void worksWhenAddedAfterTheChannelIsActive() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(r);
+        advance(5_000);
+        ch.pipeline().addFirst(monitor.newHandler(events(1000, 0, 0)));
+        advance(1_000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void removingTheHandlerLeavesTheWheel() {
+        Recorder r = new Recorder();
+        ChannelHandler handler = monitor.newHandler(events(1000, 0, 0));
+        EmbeddedChannel ch = channel(handler, r);
+        advance(10);
+        assertEquals(1, monitor.stats().timer().entries());
+        ch.pipeline().remove(handler);
+        advance(5_000);
+        assertTrue(r.events.isEmpty());
+        assertEquals(0, monitor.stats().timer().entries());
+        assertEquals(0, monitor.stats().channels());
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void closingTheChannelWhileAnActionIsInFlightDoesNothing() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
+        ticker.advance(1001, TimeUnit.MILLISECONDS);
+        monitor.runOnce(); // the worker decided and handed the event to the event loop...
+        ch.pipeline().close(); // ...which closes the channel before running it (EmbeddedChannel.close would run it)
+        ch.runPendingTasks();
+        assertTrue(r.events.isEmpty());
+        monitor.runOnce();
+        assertEquals(0, monitor.stats().timer().entries());
+    }
+
+    @Test
+    void manyConnectsAndDisconnectsLeaveNothingBehind() {
+        for (int i = 0; i < 1000; i++) {
+            EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(events(1000, 1000, 1000)));
+            if (i % 3 == 0) {
+                advance(1);
+            }
+            ch.finishAndReleaseAll();
+        }
+        advance(10_000);
+        HeartbeatStats stats = monitor.stats();
+        assertEquals(0, stats.timer().entries());
+        assertEquals(0, stats.channels());
+        assertEquals(0, stats.timer().queueDepth());
+    }
+
+    @Test
+    void aHandlerServesOneChannelOnly() {
+        ChannelHandler handler = monitor.newHandler(events(1000, 0, 0));
+        channel(handler);
+        EmbeddedChannel second = channel();
+        second.pipeline().addLast(handler);
+        // Netty reports a failing handlerAdded through exceptionCaught and removes the handler.
+        ChannelPipelineException e = assertThrows(ChannelPipelineException.class, second::checkException);
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().startsWith("a Heartbeat handler serves one channel"),
+                e.getCause().getMessage());
+    }
+
+    @Test
+    void closingTheMonitorLeavesChannelsOpenAndQuiet() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
+        advance(10);
+        monitor.close();
+        assertTrue(monitor.isClosed());
+        ticker.advance(5, TimeUnit.SECONDS);
+        ch.runPendingTasks();
+        assertTrue(ch.isOpen());
+        assertTrue(r.events.isEmpty());
+        assertEquals(0, monitor.stats().timer().entries(), "the wheel let go of its entries");
+        ch.writeInbound("still works");
+        assertEquals("still works", ch.readInbound());
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> monitor.newHandler(events(1, 0, 0)));
+        assertEquals("this HeartbeatMonitor is closed", e.getMessage());
+    }
+
+    @Test
+    void aStalledWorkerLooksAgainBeforeJudging() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
+        advance(500);
+        // The whole process pauses for 3 s: the worker wakes 2.5 s after the check was due, with no
+        // reads stamped meanwhile because the event loops were paused too.
+        ticker.advance(3, TimeUnit.SECONDS);
+        monitor.runOnce();
+        ch.runPendingTasks();
+        assertTrue(r.events.isEmpty(), "a check this late is deferred by as long, not judged at once");
+        assertEquals(1, monitor.stats().stallRechecks());
+        // After the pause the event loop reads what queued up during it, and keeps reading.
+        for (int i = 0; i < 8; i++) {
+            ch.writeInbound("data " + i);
+            advance(500);
+        }
+        assertTrue(r.events.isEmpty(), "the reads after the pause count");
+        advance(1_000 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void eventsAreNettysOwnConstants() {
+        Recorder r = new Recorder();
+        channel(monitor.newHandler(events(1000, 0, 0)), r);
+        advance(1_000 + LATE);
+        assertTrue(r.events.get(0) == IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, "the same instance");
+    }
+}
