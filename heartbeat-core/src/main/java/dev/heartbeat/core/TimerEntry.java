@@ -27,6 +27,8 @@ public class TimerEntry {
     static final int CANCELLED = 3;
     static final int LIFECYCLE = 3;
     static final int QUEUED = 4;
+    /** A requester is writing a new deadline: the worker must not fire the entry on what it reads meanwhile. */
+    static final int WRITING = 8;
 
     private static final VarHandle STATE;
     private static final VarHandle REQUESTED_DEADLINE;
@@ -79,6 +81,11 @@ public class TimerEntry {
 
     final boolean casState(int expected, int update) {
         return STATE.compareAndSet(this, expected, update);
+    }
+
+    /** Sets WRITING: a request's deadline is about to change. */
+    final void beginRequest() {
+        STATE.getAndBitwiseOr(this, WRITING);
     }
 
     /** Clears QUEUED and returns the state it was cleared from. */

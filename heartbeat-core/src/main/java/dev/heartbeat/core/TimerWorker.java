@@ -34,11 +34,13 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <h2>Implementation notes</h2>
- * <p>Requests carry no command object. A requester writes the entry's requested deadline, then CASes
- * the entry's state word to the requested lifecycle with the QUEUED bit, and offers the entry to the
- * MPSC queue only if QUEUED was clear. The worker clears QUEUED first and then reads the request, so
- * a request made meanwhile either is seen now or queues the entry again: the newest request always
- * wins and an entry is in the queue at most once. That bounds the queue by the number of entries,
+ * <p>Requests carry no command object. A requester sets WRITING, writes the entry's requested
+ * deadline, then CASes the entry's state word to the requested lifecycle with the QUEUED bit
+ * (clearing WRITING), and offers the entry to the MPSC queue only if QUEUED was clear. The worker
+ * clears QUEUED first and then reads the request, so a request made meanwhile either is seen now or
+ * queues the entry again: the newest request always wins and an entry is in the queue at most once.
+ * The worker fires an entry only from exactly ARMED, so never on a deadline read while WRITING was
+ * set and not yet committed (which would fire that arming early and the committed one again). That bounds the queue by the number of entries,
  * which is why it is unbounded (JCTools' {@link MpscUnboundedXaddArrayQueue}, whose chunks are pooled
  * so a steady stream of requests allocates nothing): a bound could only reject a request for an
  * entry that already exists, and a lost cancel or register is worse than the memory it saves.
@@ -46,10 +48,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>State word transitions (lifecycle | QUEUED):
  * <pre>
- *   schedule (any thread):   any            -> ARMED|QUEUED
- *   cancel   (any thread):   ARMED, FIRING  -> CANCELLED|QUEUED  (true only from ARMED)
+ *   schedule (owner thread): any            -> any|WRITING -> ARMED|QUEUED
+ *   cancel   (owner thread): ARMED, FIRING  -> CANCELLED|QUEUED  (true only from ARMED)
  *   worker applies request:  x|QUEUED       -> x                 (then links or unlinks the entry)
  *   worker expires entry:    ARMED          -> FIRING            (any other state: a newer request wins)
+ *                            (ARMED|WRITING, ARMED|QUEUED: skipped; the request re-queues and decides)
  *   worker after handler:    FIRING         -> ARMED if re-armed, else IDLE
  * </pre>
  *
@@ -148,7 +151,9 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
 
     /**
      * Asks the worker to arm {@code entry} for {@code deadline} (in the ticker's time base), or to move
-     * it there if it is armed. Any thread; never blocks; allocates nothing.
+     * it there if it is armed. Never blocks; allocates nothing. Any thread, with one rule: requests
+     * for the same entry come from one thread at a time (its owner, such as a channel's event loop);
+     * different entries may be requested from any number of threads at once.
      *
      * @return {@code false} if the worker is closed and the request was rejected
      */
@@ -157,6 +162,9 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             counters.rejected();
             return false;
         }
+        // WRITING keeps the worker from firing the entry on a deadline it may read before this
+        // request is committed by the CAS below (which clears WRITING and sets QUEUED).
+        entry.beginRequest();
         entry.requestDeadline(deadline);
         int state;
         do {
@@ -169,7 +177,8 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     /**
-     * Asks the worker to disarm {@code entry}. Any thread; never blocks; allocates nothing.
+     * Asks the worker to disarm {@code entry}. Never blocks; allocates nothing. Any thread, under the
+     * same one-owner-per-entry rule as {@link #schedule}.
      *
      * @return {@code true} if the entry was armed and its handler can no longer run for that arming;
      *     {@code false} if it was not armed, or its handler is already running (it will not be
