@@ -1,0 +1,213 @@
+package dev.heartbeat.demo;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** The command line of the demo server (picocli). */
+@Command(name = "demo-server",
+        mixinStandardHelpOptions = true,
+        version = "demo-server 0.1.0-SNAPSHOT",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "A Netty echo server over newline-delimited text lines, for trying Heartbeat (one shared timing "
+                    + "wheel for idle connections) against Netty's IdleStateHandler.",
+            "",
+            "Every line is echoed back; a line PING is answered PONG. In ping mode the server itself sends PING "
+                    + "to silent clients, and any line counts as the answer. A line longer than --max-line "
+                    + "closes the connection.",
+            "",
+            "HTTP on --metrics-port: GET /metrics (Prometheus text), GET /healthz, POST /debug/gc (runs "
+                    + "System.gc() twice, returns {\"heap_used_bytes\": N, \"connections\": M}).",
+            "",
+            "Durations are a number and a unit: 500ms, 30s, 2m, 1.5s (units ns, us, ms, s, m, h, d).",
+            ""},
+        footer = {"", "On start, one line 'demo-server listening on HOST:PORT (...) metrics on :PORT' goes to stdout. "
+                + "SIGINT or SIGTERM stops the server and exits with status 0 within 5 s."})
+final class DemoCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "Address to listen on, for echo and metrics. Default: ${DEFAULT-VALUE}.")
+    String host;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + ServerConfig.DEFAULT_PORT,
+            description = "Echo TCP port; 0 lets the OS choose (the startup line shows it). Default: ${DEFAULT-VALUE}, "
+                    + "below Linux's ephemeral range 32768-60999 so client sockets cannot take it.")
+    int port;
+
+    @Option(names = "--idle-impl", paramLabel = "IMPL", defaultValue = "heartbeat", converter = ImplConverter.class,
+            description = "Who watches idle connections: heartbeat (the shared wheel), netty (Netty's "
+                    + "IdleStateHandler per connection plus a handler with the same policy, for A/B runs) or none. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    ServerConfig.IdleImpl idleImpl;
+
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "close", converter = PolicyConverter.class,
+            description = "What happens to an idle connection: close (closed after --idle-timeout without input), "
+                    + "ping (PING after --ping-interval of silence; closed after --max-missed-pings unanswered), "
+                    + "event (idle events are only counted). Default: ${DEFAULT-VALUE}.")
+    ServerConfig.Policy policy;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "30s",
+            converter = DurationConverter.class,
+            description = "Reader idle timeout of the close and event policies. Default: ${DEFAULT-VALUE}.")
+    Duration idleTimeout;
+
+    @Option(names = "--ping-interval", paramLabel = "DURATION", defaultValue = "30s",
+            converter = DurationConverter.class,
+            description = "Ping policy: silence before the server sends PING. Default: ${DEFAULT-VALUE}.")
+    Duration pingInterval;
+
+    @Option(names = "--ping-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Ping policy: how long each PING waits for an answer. Default: the ping interval.")
+    Duration pingTimeout;
+
+    @Option(names = "--max-missed-pings", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_MISSED_PINGS,
+            description = "Ping policy: unanswered PINGs before the connection is closed. Default: ${DEFAULT-VALUE}.")
+    int maxMissedPings;
+
+    @Option(names = "--max-line", paramLabel = "BYTES", defaultValue = "" + ServerConfig.DEFAULT_MAX_LINE,
+            description = "Longest line in bytes, line ending excluded; a longer one is answered 'ERR line too long' "
+                    + "and closes the connection (counted as reason max_line). Default: ${DEFAULT-VALUE}.")
+    int maxLine;
+
+    @Option(names = "--transport", paramLabel = "TRANSPORT", defaultValue = "auto",
+            converter = TransportConverter.class,
+            description = "Netty transport: auto (epoll if available, else nio), nio or epoll. Default: ${DEFAULT-VALUE}.")
+    ServerConfig.Transport transport;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "" + ServerConfig.DEFAULT_METRICS_PORT,
+            description = "HTTP port of /metrics, /healthz and /debug/gc; 0 disables it. Default: ${DEFAULT-VALUE}.")
+    int metricsPort;
+
+    @Option(names = "--worker-threads", paramLabel = "N",
+            description = "Event loop threads for the connections. Default: the number of cores (${sys:demo.cores}).")
+    Integer workerThreads;
+
+    @Option(names = "--tick", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Heartbeat's wheel tick (rounded up to a power of two nanoseconds): the most an idle "
+                    + "connection is acted on late. Default: 2^20 ns (about 1ms).")
+    Duration tick;
+
+    /** Parses, runs and returns the exit status: 0, 1 (could not start) or 2 (bad command line). */
+    static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        System.setProperty("demo.cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        CommandLine cmd = new CommandLine(new DemoCommand());
+        // A usage error: the message and a pointer to --help, not the whole help text.
+        cmd.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(ex.getMessage());
+            c.getErr().println("Try 'demo-server --help' for more information.");
+            return c.getCommandSpec().exitCodeOnInvalidInput();
+        });
+        return cmd;
+    }
+
+    /** The settings the flags describe. */
+    ServerConfig toConfig() {
+        ServerConfig.Builder b = ServerConfig.builder()
+                .host(host)
+                .port(port)
+                .idleImpl(idleImpl)
+                .policy(policy)
+                .idleTimeout(idleTimeout)
+                .pingInterval(pingInterval)
+                .pingTimeout(pingTimeout)
+                .maxMissedPings(maxMissedPings)
+                .maxLine(maxLine)
+                .transport(transport)
+                .tick(tick);
+        if (metricsPort == 0) {
+            b.metricsDisabled();
+        } else {
+            b.metricsPort(metricsPort);
+        }
+        if (workerThreads != null) {
+            b.workerThreads(workerThreads);
+        }
+        return b.build();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ServerConfig config;
+        try {
+            config = toConfig();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        DemoServer server;
+        try {
+            server = DemoServer.start(config);
+        } catch (Exception e) {
+            System.err.println("demo-server: cannot start on " + config.host() + " port " + config.port()
+                    + (config.metricsEnabled() ? " (metrics port " + config.metricsPort() + ")" : "") + ": " + e);
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            System.out.flush();
+            System.err.flush();
+            // On SIGTERM/SIGINT the JVM would exit with 128 + the signal number (143, 130) after the
+            // hooks; a clean stop is success, so end the process here with 0. halt, not System.exit,
+            // which would block forever inside a hook. No other hook of this process needs to run.
+            Runtime.getRuntime().halt(0);
+        }, "demo-server-shutdown"));
+        System.out.println(server.readyLine());
+        System.out.flush();
+        server.awaitClosed();
+        return 0;
+    }
+
+    /** Enum values as the help shows them: lower case, matched ignoring case. */
+    abstract static class LowerCaseEnumConverter<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
+        private final Class<E> type;
+
+        LowerCaseEnumConverter(Class<E> type) {
+            this.type = type;
+        }
+
+        @Override
+        public E convert(String value) {
+            StringBuilder names = new StringBuilder();
+            for (E e : type.getEnumConstants()) {
+                if (e.name().equalsIgnoreCase(value.trim())) {
+                    return e;
+                }
+                names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+            }
+            throw new CommandLine.TypeConversionException("'" + value + "' is not one of: " + names);
+        }
+    }
+
+    static final class ImplConverter extends LowerCaseEnumConverter<ServerConfig.IdleImpl> {
+        ImplConverter() {
+            super(ServerConfig.IdleImpl.class);
+        }
+    }
+
+    static final class PolicyConverter extends LowerCaseEnumConverter<ServerConfig.Policy> {
+        PolicyConverter() {
+            super(ServerConfig.Policy.class);
+        }
+    }
+
+    static final class TransportConverter extends LowerCaseEnumConverter<ServerConfig.Transport> {
+        TransportConverter() {
+            super(ServerConfig.Transport.class);
+        }
+    }
+}

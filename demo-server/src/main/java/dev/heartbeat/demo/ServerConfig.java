@@ -1,0 +1,334 @@
+package dev.heartbeat.demo;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The demo server's settings: immutable, validated by {@link Builder#build()}. The command line
+ * ({@link DemoCommand}) builds one; tests build one directly, with port 0 for OS-chosen ports.
+ */
+public final class ServerConfig {
+
+    /** Who watches idleness. */
+    public enum IdleImpl {
+        /** Heartbeat: one shared timing wheel and worker thread. */
+        HEARTBEAT,
+        /** Netty's IdleStateHandler plus a small policy handler: the baseline for A/B runs. */
+        NETTY,
+        /** No idle handling at all. */
+        NONE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** What happens to idle connections. */
+    public enum Policy {
+        /** Close a connection that sent nothing for the idle timeout. */
+        CLOSE,
+        /** Send PING to silent clients; close after too many unanswered pings. */
+        PING,
+        /** Only count reader-idle events. */
+        EVENT;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The Netty transport. */
+    public enum Transport {
+        /** epoll when available, else NIO. */
+        AUTO,
+        /** Java NIO. */
+        NIO,
+        /** Linux native epoll. */
+        EPOLL;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Default TCP port of the echo server: below Linux's ephemeral range (32768-60999). */
+    public static final int DEFAULT_PORT = 7000;
+    /** Default port of the HTTP metrics endpoint. */
+    public static final int DEFAULT_METRICS_PORT = 9100;
+    /** Default longest line, in bytes, without its line ending. */
+    public static final int DEFAULT_MAX_LINE = 8 * 1024;
+    /** Default reader idle timeout of the close and event policies. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** Default ping interval of the ping policy. */
+    public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(30);
+    /** Default number of unanswered pings before a close. */
+    public static final int DEFAULT_MAX_MISSED_PINGS = 3;
+
+    private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+
+    private final String host;
+    private final int port;
+    private final IdleImpl idleImpl;
+    private final Policy policy;
+    private final Duration idleTimeout;
+    private final Duration pingInterval;
+    private final Duration pingTimeout;
+    private final int maxMissedPings;
+    private final int maxLine;
+    private final Transport transport;
+    private final boolean metricsEnabled;
+    private final int metricsPort;
+    private final int workerThreads;
+    private final Duration tick;
+
+    private ServerConfig(Builder b) {
+        this.host = b.host;
+        this.port = b.port;
+        this.idleImpl = b.idleImpl;
+        this.policy = b.policy;
+        this.idleTimeout = b.idleTimeout;
+        this.pingInterval = b.pingInterval;
+        this.pingTimeout = b.pingTimeout == null ? b.pingInterval : b.pingTimeout;
+        this.maxMissedPings = b.maxMissedPings;
+        this.maxLine = b.maxLine;
+        this.transport = b.transport;
+        this.metricsEnabled = b.metricsEnabled;
+        this.metricsPort = b.metricsPort;
+        this.workerThreads = b.workerThreads;
+        this.tick = b.tick;
+    }
+
+    /** A builder with every default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String host() {
+        return host;
+    }
+
+    /** The echo port; 0 means OS-chosen (see {@link DemoServer#port()}). */
+    public int port() {
+        return port;
+    }
+
+    public IdleImpl idleImpl() {
+        return idleImpl;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    /** Reader idle timeout of the close and event policies. */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public Duration pingInterval() {
+        return pingInterval;
+    }
+
+    /** How long each ping waits for an answer; the interval unless set. */
+    public Duration pingTimeout() {
+        return pingTimeout;
+    }
+
+    public int maxMissedPings() {
+        return maxMissedPings;
+    }
+
+    /** Longest line in bytes, line ending excluded. */
+    public int maxLine() {
+        return maxLine;
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    /** Whether the HTTP endpoint runs. */
+    public boolean metricsEnabled() {
+        return metricsEnabled;
+    }
+
+    /** The HTTP port when enabled; 0 means OS-chosen (see {@link DemoServer#metricsPort()}). */
+    public int metricsPort() {
+        return metricsPort;
+    }
+
+    /** Event loop threads for connections. */
+    public int workerThreads() {
+        return workerThreads;
+    }
+
+    /** The Heartbeat wheel tick, or null for the library's default. */
+    public Duration tick() {
+        return tick;
+    }
+
+    /** The idle settings as the startup line shows them, e.g. "policy=close, idle-timeout=30s". */
+    String idleSummary() {
+        if (idleImpl == IdleImpl.NONE) {
+            return "policy=none";
+        }
+        if (policy == Policy.PING) {
+            return "policy=ping, ping-interval=" + DurationConverter.format(pingInterval)
+                    + ", ping-timeout=" + DurationConverter.format(pingTimeout)
+                    + ", max-missed-pings=" + maxMissedPings;
+        }
+        return "policy=" + policy + ", idle-timeout=" + DurationConverter.format(idleTimeout);
+    }
+
+    @Override
+    public String toString() {
+        return "ServerConfig[" + host + ":" + port + ", transport=" + transport + ", idle-impl=" + idleImpl + ", "
+                + idleSummary() + ", max-line=" + maxLine + ", metrics=" + (metricsEnabled ? metricsPort : "off")
+                + ", worker-threads=" + workerThreads + ", tick=" + (tick == null ? "default" : tick) + "]";
+    }
+
+    /** Builds a {@link ServerConfig}; every setting has a default. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = DEFAULT_PORT;
+        private IdleImpl idleImpl = IdleImpl.HEARTBEAT;
+        private Policy policy = Policy.CLOSE;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration pingInterval = DEFAULT_PING_INTERVAL;
+        private Duration pingTimeout;
+        private int maxMissedPings = DEFAULT_MAX_MISSED_PINGS;
+        private int maxLine = DEFAULT_MAX_LINE;
+        private Transport transport = Transport.AUTO;
+        private boolean metricsEnabled = true;
+        private int metricsPort = DEFAULT_METRICS_PORT;
+        private int workerThreads = Runtime.getRuntime().availableProcessors();
+        private Duration tick;
+
+        private Builder() {
+        }
+
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** 0 lets the OS choose. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder idleImpl(IdleImpl idleImpl) {
+            this.idleImpl = Objects.requireNonNull(idleImpl, "idleImpl");
+            return this;
+        }
+
+        public Builder policy(Policy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
+            return this;
+        }
+
+        public Builder pingInterval(Duration pingInterval) {
+            this.pingInterval = Objects.requireNonNull(pingInterval, "pingInterval");
+            return this;
+        }
+
+        /** Null: the same as the interval. */
+        public Builder pingTimeout(Duration pingTimeout) {
+            this.pingTimeout = pingTimeout;
+            return this;
+        }
+
+        public Builder maxMissedPings(int maxMissedPings) {
+            this.maxMissedPings = maxMissedPings;
+            return this;
+        }
+
+        public Builder maxLine(int maxLine) {
+            this.maxLine = maxLine;
+            return this;
+        }
+
+        public Builder transport(Transport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** Serve HTTP on this port (0: OS-chosen). */
+        public Builder metricsPort(int metricsPort) {
+            this.metricsEnabled = true;
+            this.metricsPort = metricsPort;
+            return this;
+        }
+
+        /** No HTTP endpoint. */
+        public Builder metricsDisabled() {
+            this.metricsEnabled = false;
+            this.metricsPort = 0;
+            return this;
+        }
+
+        public Builder workerThreads(int workerThreads) {
+            this.workerThreads = workerThreads;
+            return this;
+        }
+
+        /** Null: the library's default. */
+        public Builder tick(Duration tick) {
+            this.tick = tick;
+            return this;
+        }
+
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException naming the bad setting and its value
+         */
+        public ServerConfig build() {
+            requirePort("--port", port);
+            if (metricsEnabled) {
+                requirePort("--metrics-port", metricsPort);
+            }
+            requireTimeout("--idle-timeout", idleTimeout);
+            requireTimeout("--ping-interval", pingInterval);
+            if (pingTimeout != null) {
+                requireTimeout("--ping-timeout", pingTimeout);
+            }
+            if (maxMissedPings < 1) {
+                throw new IllegalArgumentException("--max-missed-pings must be at least 1: " + maxMissedPings);
+            }
+            if (maxLine < 1) {
+                throw new IllegalArgumentException("--max-line must be at least 1 byte: " + maxLine);
+            }
+            if (workerThreads < 1) {
+                throw new IllegalArgumentException("--worker-threads must be at least 1: " + workerThreads);
+            }
+            if (tick != null && (tick.isNegative() || tick.isZero() || tick.compareTo(Duration.ofNanos(1L << 30)) > 0)) {
+                throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns (about 1.07s): "
+                        + DurationConverter.format(tick));
+            }
+            return new ServerConfig(this);
+        }
+
+        private static void requirePort(String name, int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException(name + " must be in 0-65535: " + port);
+            }
+        }
+
+        private static void requireTimeout(String name, Duration d) {
+            if (d.compareTo(MIN_TIMEOUT) < 0) {
+                throw new IllegalArgumentException(name + " must be at least 1ms: " + DurationConverter.format(d));
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.heartbeat.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class DemoCommandTest {
+
+    private static ServerConfig parse(String... args) {
+        CommandLine cmd = DemoCommand.commandLine();
+        cmd.parseArgs(args);
+        return ((DemoCommand) cmd.getCommand()).toConfig();
+    }
+
+    /** Runs the command line as main would (without starting anything on success paths tested here). */
+    private static String[] execute(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = DemoCommand.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        int status = cmd.execute(args);
+        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+    }
+
+    @Test
+    void defaults() {
+        ServerConfig c = parse();
+        assertEquals("127.0.0.1", c.host());
+        assertEquals(7000, c.port());
+        assertEquals(ServerConfig.IdleImpl.HEARTBEAT, c.idleImpl());
+        assertEquals(ServerConfig.Policy.CLOSE, c.policy());
+        assertEquals(Duration.ofSeconds(30), c.idleTimeout());
+        assertEquals(Duration.ofSeconds(30), c.pingInterval());
+        assertEquals(Duration.ofSeconds(30), c.pingTimeout());
+        assertEquals(3, c.maxMissedPings());
+        assertEquals(8192, c.maxLine());
+        assertEquals(ServerConfig.Transport.AUTO, c.transport());
+        assertTrue(c.metricsEnabled());
+        assertEquals(9100, c.metricsPort());
+        assertEquals(Runtime.getRuntime().availableProcessors(), c.workerThreads());
+        assertNull(c.tick());
+    }
+
+    @Test
+    void everyFlag() {
+        ServerConfig c = parse("--host", "0.0.0.0", "--port", "7100", "--idle-impl", "netty", "--policy", "PING",
+                "--idle-timeout", "2m", "--ping-interval", "10s", "--ping-timeout", "2500ms", "--max-missed-pings",
+                "5", "--max-line", "100", "--transport", "nio", "--metrics-port", "0", "--worker-threads", "3",
+                "--tick", "4ms");
+        assertEquals("0.0.0.0", c.host());
+        assertEquals(7100, c.port());
+        assertEquals(ServerConfig.IdleImpl.NETTY, c.idleImpl());
+        assertEquals(ServerConfig.Policy.PING, c.policy());
+        assertEquals(Duration.ofMinutes(2), c.idleTimeout());
+        assertEquals(Duration.ofSeconds(10), c.pingInterval());
+        assertEquals(Duration.ofMillis(2500), c.pingTimeout());
+        assertEquals(5, c.maxMissedPings());
+        assertEquals(100, c.maxLine());
+        assertEquals(ServerConfig.Transport.NIO, c.transport());
+        assertFalse(c.metricsEnabled());
+        assertEquals(3, c.workerThreads());
+        assertEquals(Duration.ofMillis(4), c.tick());
+        assertEquals("policy=ping, ping-interval=10s, ping-timeout=2500ms, max-missed-pings=5", c.idleSummary());
+    }
+
+    @Test
+    void helpExplainsEveryFlag() {
+        String[] r = execute("--help");
+        assertEquals("0", r[0]);
+        for (String flag : List.of("--host", "--port", "--idle-impl", "--policy", "--idle-timeout", "--ping-interval",
+                "--ping-timeout", "--max-missed-pings", "--max-line", "--transport", "--metrics-port",
+                "--worker-threads", "--tick", "--help", "--version")) {
+            assertTrue(r[1].contains(flag), flag + " missing from:\n" + r[1]);
+        }
+        assertTrue(r[1].contains("Default: 7000"), r[1]);
+        String oneLine = r[1].replaceAll("\\s+", " ");
+        assertTrue(oneLine.contains("Default: the number of cores (" + Runtime.getRuntime().availableProcessors()
+                + ")"), r[1]);
+    }
+
+    @Test
+    void badDurationNamesTheOptionAndTheValue() {
+        String[] r = execute("--idle-timeout", "30x");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--idle-timeout") && r[2].contains("'30x' is not a duration"), r[2]);
+    }
+
+    @Test
+    void badEnumAndOutOfRangeValuesAreUsageErrors() {
+        String[] r = execute("--idle-impl", "wheel");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("Invalid value for option '--idle-impl': 'wheel' is not one of: heartbeat, netty, none"),
+                r[2]);
+        r = execute("--port", "0", "--metrics-port", "0", "--idle-timeout", "0s");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("idle-timeout must be at least 1ms: 0s"), r[2]);
+        r = execute("--port", "70000");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("port must be in 0-65535: 70000"), r[2]);
+    }
+}
