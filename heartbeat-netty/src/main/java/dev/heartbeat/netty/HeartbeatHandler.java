@@ -51,6 +51,11 @@ final class HeartbeatHandler extends TimerEntry
     static final int ALL_FIRST = 1 << 5;
     static final int SEND_PING = 1 << 6;
     static final int PING_TIMEOUT = 1 << 7;
+    /**
+     * The all-idle check ran before the writer check (IdleStateHandler's task order): with
+     * observeOutput, the first of the two to look at the outbound buffer takes its change.
+     */
+    static final int ALL_BEFORE_WRITER = 1 << 8;
 
     // Worker judgement flags.
     private static final int READER_WAS_IDLE = 1;
@@ -205,7 +210,9 @@ final class HeartbeatHandler extends TimerEntry
         LAST_READ.setOpaque(this, now);
         LAST_WRITE.setOpaque(this, now);
         if (cfg.tracksAnything()) {
-            monitor.worker.schedule(this, now); // the worker re-initialises its checks at once
+            // Due when the shortest timeout could first pass; a request's deadline tells the worker
+            // when the stamps were reset (see prepare), and a shorter timeout takes effect at once.
+            monitor.worker.schedule(this, now + cfg.shortestNanos);
         } else {
             monitor.worker.cancel(this);
         }
@@ -269,9 +276,6 @@ final class HeartbeatHandler extends TimerEntry
      * {@link #decided} and returns when to look again.
      */
     long judge(HeartbeatConfig cfg, long now) {
-        if (cfg != judgedConfig) {
-            begin(cfg);
-        }
         decided = 0;
         return cfg.policy == HeartbeatConfig.Policy.PING ? judgePing(cfg, now) : judgeIdle(cfg, now);
     }
@@ -289,15 +293,28 @@ final class HeartbeatHandler extends TimerEntry
         return decided;
     }
 
-    private void begin(HeartbeatConfig cfg) {
+    /**
+     * Worker, at the first expiry after a request: starts judging {@code cfg} if it is new. Every
+     * request for a handler is due {@code shortestNanos} after the moment its stamps were set, so
+     * that moment is {@code deadline() - shortestNanos}; each check starts from it, as
+     * IdleStateHandler schedules its three tasks when it initialises.
+     */
+    void prepare(HeartbeatConfig cfg) {
+        if (cfg == judgedConfig) {
+            return;
+        }
         judgedConfig = cfg;
         judgement = 0;
         missedPings = 0;
-        long read = (long) LAST_READ.getOpaque(this);
-        long write = (long) LAST_WRITE.getOpaque(this);
-        nextReaderCheck = read + cfg.readerIdleNanos;
-        nextWriterCheck = write + cfg.writerIdleNanos;
-        nextAllCheck = latest(read, write) + cfg.allIdleNanos;
+        long start = deadline() - cfg.shortestNanos;
+        nextReaderCheck = start + cfg.readerIdleNanos;
+        nextWriterCheck = start + cfg.writerIdleNanos;
+        nextAllCheck = start + cfg.allIdleNanos;
+        OutputObserver out = output;
+        if (out != null) {
+            out.writerSequence = ++out.sequence; // IdleStateHandler schedules the writer task before the all task
+            out.allSequence = ++out.sequence;
+        }
     }
 
     private long judgeIdle(HeartbeatConfig cfg, long now) {
@@ -309,40 +326,77 @@ final class HeartbeatHandler extends TimerEntry
         boolean any = false;
         if (cfg.readerIdleNanos > 0) {
             if (now - nextReaderCheck >= 0) {
-                nextReaderCheck = check(nextReaderCheck, cfg.readerIdleNanos, read, busy, now,
-                        READER_WAS_IDLE, READER, READER_FIRST);
+                nextReaderCheck = check(checkTime(nextReaderCheck, cfg.readerIdleNanos, now), cfg.readerIdleNanos,
+                        read, busy, READER_WAS_IDLE, READER, READER_FIRST);
             }
             next = nextReaderCheck;
             any = true;
         }
+        long writerAt = 0;
+        long allAt = 0;
+        boolean writerRan = false;
+        boolean allRan = false;
         if (cfg.writerIdleNanos > 0) {
             if (now - nextWriterCheck >= 0) {
-                nextWriterCheck = check(nextWriterCheck, cfg.writerIdleNanos, write, false, now,
-                        WRITER_WAS_IDLE, WRITER, WRITER_FIRST);
+                writerRan = true;
+                writerAt = checkTime(nextWriterCheck, cfg.writerIdleNanos, now);
+                nextWriterCheck = check(writerAt, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER,
+                        WRITER_FIRST);
             }
             next = any ? earliest(next, nextWriterCheck) : nextWriterCheck;
             any = true;
         }
         if (cfg.allIdleNanos > 0) {
             if (now - nextAllCheck >= 0) {
-                nextAllCheck = check(nextAllCheck, cfg.allIdleNanos, latest(read, write), busy, now,
-                        ALL_WAS_IDLE, ALL, ALL_FIRST);
+                allRan = true;
+                allAt = checkTime(nextAllCheck, cfg.allIdleNanos, now);
+                nextAllCheck = check(allAt, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL,
+                        ALL_FIRST);
             }
             next = any ? earliest(next, nextAllCheck) : nextAllCheck;
+        }
+        OutputObserver out = output;
+        if (cfg.observeOutput && out != null) {
+            orderOutputChecks(out, writerRan, writerAt, allRan, allAt);
         }
         return next;
     }
 
     /**
-     * One run of an {@code IdleStateHandler} timeout task that was due at {@code due}: idle if the
-     * last activity is at least {@code timeout} before the check. A check more than a whole period
-     * late (a stalled worker) is taken as of now, so missed periods do not fire in a burst.
+     * With observeOutput, the first of the writer and all checks to look at the outbound buffer takes
+     * its change, so their order matters. IdleStateHandler runs its tasks by due time, ties in the
+     * order they were scheduled; each is scheduled again when it runs. This replays that order with a
+     * scheduling sequence number per kind.
+     */
+    private void orderOutputChecks(OutputObserver out, boolean writerRan, long writerAt, boolean allRan, long allAt) {
+        boolean allFirst = writerRan && allRan
+                && (allAt - writerAt < 0 || (allAt == writerAt && out.allSequence < out.writerSequence));
+        if (allFirst && (decided & (WRITER | WRITER_FIRST)) != 0 && (decided & (ALL | ALL_FIRST)) != 0) {
+            decided |= ALL_BEFORE_WRITER;
+        }
+        if (allFirst) {
+            out.allSequence = ++out.sequence;
+        }
+        if (writerRan) {
+            out.writerSequence = ++out.sequence;
+        }
+        if (allRan && !allFirst) {
+            out.allSequence = ++out.sequence;
+        }
+    }
+
+    /** When a check due at {@code due} is taken: then, or now if it is a whole period late (a stall). */
+    private static long checkTime(long due, long timeout, long now) {
+        return now - due >= timeout ? now : due;
+    }
+
+    /**
+     * One run of an {@code IdleStateHandler} timeout task, taken at {@code at} (its due time, see
+     * {@link #checkTime}): idle if the last activity is at least {@code timeout} before it.
      *
      * @return when this check runs next
      */
-    private long check(long due, long timeout, long last, boolean busy, long now, int wasIdle, int event,
-            int firstEvent) {
-        long at = now - due >= timeout ? now : due;
+    private long check(long at, long timeout, long last, boolean busy, int wasIdle, int event, int firstEvent) {
         if (!busy && at - last >= timeout) {
             decided |= (judgement & wasIdle) == 0 ? firstEvent : event;
             judgement |= wasIdle;
@@ -452,11 +506,24 @@ final class HeartbeatHandler extends TimerEntry
             ctx.fireUserEventTriggered((bits & READER_FIRST) != 0
                     ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT);
         }
+        if ((bits & ALL_BEFORE_WRITER) != 0) {
+            fireAllIdle(ctx, cfg, bits);
+            fireWriterIdle(ctx, cfg, bits);
+        } else {
+            fireWriterIdle(ctx, cfg, bits);
+            fireAllIdle(ctx, cfg, bits);
+        }
+    }
+
+    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
         if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
             monitor.idleEvent(HeartbeatMonitor.WRITER_KIND);
             ctx.fireUserEventTriggered((bits & WRITER_FIRST) != 0
                     ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT);
         }
+    }
+
+    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
         if ((bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0)) {
             monitor.idleEvent(HeartbeatMonitor.ALL_KIND);
             ctx.fireUserEventTriggered((bits & ALL_FIRST) != 0
@@ -466,11 +533,14 @@ final class HeartbeatHandler extends TimerEntry
 
     private void closeIfIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
         int kind;
+        boolean allFirst = (bits & ALL_BEFORE_WRITER) != 0;
         if ((bits & (READER | READER_FIRST)) != 0) {
             kind = HeartbeatMonitor.READER_KIND;
+        } else if (allFirst && allIdle(cfg, bits)) {
+            kind = HeartbeatMonitor.ALL_KIND;
         } else if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
             kind = HeartbeatMonitor.WRITER_KIND;
-        } else if ((bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0)) {
+        } else if (!allFirst && allIdle(cfg, bits)) {
             kind = HeartbeatMonitor.ALL_KIND;
         } else {
             return;
@@ -508,6 +578,10 @@ final class HeartbeatHandler extends TimerEntry
             // From the tail, so encoders (and this handler's write stamp) see the ping.
             ctx.channel().writeAndFlush(ping);
         }
+    }
+
+    private boolean allIdle(HeartbeatConfig cfg, int bits) {
+        return (bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0);
     }
 
     private boolean outputChanged(HeartbeatConfig cfg, boolean first) {
@@ -579,6 +653,12 @@ final class HeartbeatHandler extends TimerEntry
      * checks. Event loop only; allocated only for configurations that observe output.
      */
     private static final class OutputObserver {
+        // Worker only (published with the schedule request that follows the observer's creation):
+        // the order in which the pending writer and all checks were scheduled, to order them on a tie.
+        long sequence;
+        long writerSequence;
+        long allSequence;
+
         private final Channel channel;
         private long lastWriteSeen;
         private int lastMessageHash;

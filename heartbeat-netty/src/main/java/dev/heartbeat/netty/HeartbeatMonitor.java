@@ -271,6 +271,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             if (!cfg.tracksAnything()) {
                 return; // reconfigured to track nothing; the cancel request is on its way
             }
+            handler.prepare(cfg);
             long lateness = now - handler.deadline();
             if (lateness > stallThresholdNanos && handler.takeStallGrace()) {
                 // The worker was late (a pause?): stamps the event loops would have written meanwhile
