@@ -72,6 +72,7 @@ final class HeartbeatHandler extends TimerEntry
     private static final VarHandle LAST_READ;
     private static final VarHandle LAST_WRITE;
     private static final VarHandle READING;
+    private static final VarHandle PING_WRITTEN;
     private static final VarHandle CONFIG;
     private static final VarHandle ACTIONS;
 
@@ -81,6 +82,7 @@ final class HeartbeatHandler extends TimerEntry
             LAST_READ = lookup.findVarHandle(HeartbeatHandler.class, "lastRead", long.class);
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
             READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
+            PING_WRITTEN = lookup.findVarHandle(HeartbeatHandler.class, "pingWritten", long.class);
             CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
         } catch (ReflectiveOperationException e) {
@@ -99,6 +101,9 @@ final class HeartbeatHandler extends TimerEntry
     /** Ticker time the latest write completed. */
     @SuppressWarnings("unused") // accessed through LAST_WRITE
     private long lastWrite;
+    /** Ticker time the event loop last wrote (or tried to write) a ping. */
+    @SuppressWarnings("unused") // accessed through PING_WRITTEN
+    private long pingWritten;
     /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     @SuppressWarnings("unused") // accessed through READING
     private boolean reading;
@@ -406,16 +411,28 @@ final class HeartbeatHandler extends TimerEntry
         return busy ? at + timeout : last + timeout;
     }
 
+    /**
+     * The ping policy. A miss is counted only for a ping the event loop has really written (it stamps
+     * {@link #pingWritten}), and only once the timeout has passed since that write: a lagging event
+     * loop delays the verdict instead of closing a peer that was never pinged.
+     */
     private long judgePing(HeartbeatConfig cfg, long now) {
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
         if ((judgement & AWAITING_ANSWER) != 0) {
+            long written = (long) PING_WRITTEN.getOpaque(this);
             if (busy || read - pingSentAt > 0) {
                 judgement &= ~AWAITING_ANSWER; // answered
                 missedPings = 0;
+            } else if (written - pingSentAt < 0) {
+                // Not written yet (the event loop lags) or skipped: wait, then decide afresh.
+                if (now - pingSentAt < cfg.pingTimeoutNanos) {
+                    return pingSentAt + cfg.pingTimeoutNanos;
+                }
+                judgement &= ~AWAITING_ANSWER;
             } else {
-                long answerDue = pingSentAt + cfg.pingTimeoutNanos;
+                long answerDue = written + cfg.pingTimeoutNanos;
                 if (now - answerDue < 0) {
                     return answerDue;
                 }
@@ -483,89 +500,96 @@ final class HeartbeatHandler extends TimerEntry
         if (lifecycle != ACTIVE || !ctx.channel().isOpen()) {
             return;
         }
+        // The worker decided from stamps it read earlier; what the event loop did since (it may have
+        // read data just now) is checked again here, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config;
+        long now = monitor.ticker.nanoTime();
         switch (cfg.policy) {
             case EVENT:
-                fireEvents(ctx, cfg, bits);
+                fireEvents(ctx, cfg, bits, now);
                 break;
             case CLOSE:
             case CLOSE_WITH_EXCEPTION:
-                closeIfIdle(ctx, cfg, bits);
+                closeIfIdle(ctx, cfg, bits, now);
                 break;
             case PING:
-                ping(ctx, cfg, bits);
+                ping(ctx, cfg, bits, now);
                 break;
             default:
                 throw new AssertionError(cfg.policy);
         }
     }
 
-    private void fireEvents(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
-        if ((bits & (READER | READER_FIRST)) != 0) {
+    private void fireEvents(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        if ((bits & (READER | READER_FIRST)) != 0 && readerIdle(cfg, now)) {
             monitor.idleEvent(HeartbeatMonitor.READER_KIND);
             ctx.fireUserEventTriggered((bits & READER_FIRST) != 0
                     ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT);
         }
         if ((bits & ALL_BEFORE_WRITER) != 0) {
-            fireAllIdle(ctx, cfg, bits);
-            fireWriterIdle(ctx, cfg, bits);
+            fireAllIdle(ctx, cfg, bits, now);
+            fireWriterIdle(ctx, cfg, bits, now);
         } else {
-            fireWriterIdle(ctx, cfg, bits);
-            fireAllIdle(ctx, cfg, bits);
+            fireWriterIdle(ctx, cfg, bits, now);
+            fireAllIdle(ctx, cfg, bits, now);
         }
     }
 
-    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
-        if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
+    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        if (writerIdle(cfg, bits, now)) {
             monitor.idleEvent(HeartbeatMonitor.WRITER_KIND);
             ctx.fireUserEventTriggered((bits & WRITER_FIRST) != 0
                     ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT);
         }
     }
 
-    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
-        if ((bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0)) {
+    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        if (allIdle(cfg, bits, now)) {
             monitor.idleEvent(HeartbeatMonitor.ALL_KIND);
             ctx.fireUserEventTriggered((bits & ALL_FIRST) != 0
                     ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT);
         }
     }
 
-    private void closeIfIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
+    private void closeIfIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
         int kind;
         boolean allFirst = (bits & ALL_BEFORE_WRITER) != 0;
-        if ((bits & (READER | READER_FIRST)) != 0) {
+        if ((bits & (READER | READER_FIRST)) != 0 && readerIdle(cfg, now)) {
             kind = HeartbeatMonitor.READER_KIND;
-        } else if (allFirst && allIdle(cfg, bits)) {
+        } else if (allFirst && allIdle(cfg, bits, now)) {
             kind = HeartbeatMonitor.ALL_KIND;
-        } else if ((bits & (WRITER | WRITER_FIRST)) != 0 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0)) {
+        } else if (writerIdle(cfg, bits, now)) {
             kind = HeartbeatMonitor.WRITER_KIND;
-        } else if (!allFirst && allIdle(cfg, bits)) {
+        } else if (!allFirst && allIdle(cfg, bits, now)) {
             kind = HeartbeatMonitor.ALL_KIND;
         } else {
-            return;
+            return; // activity since the worker's verdict: its next check will look again
         }
         monitor.idleClose(kind);
         if (cfg.policy == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION) {
             ctx.fireExceptionCaught(kind == HeartbeatMonitor.WRITER_KIND
                     ? WriteTimeoutException.INSTANCE : ReadTimeoutException.INSTANCE);
         }
-        lifecycle = DESTROYED; // act once, as ReadTimeoutHandler does; channelInactive will cancel the entry
-        monitor.channelClosed();
-        monitor.worker.cancel(this);
-        ctx.close();
+        closeOnce(ctx);
     }
 
-    private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits) {
+    private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        long read = (long) LAST_READ.getOpaque(this);
+        boolean busy = (boolean) READING.getOpaque(this);
         if ((bits & PING_TIMEOUT) != 0) {
+            if (busy || read - (long) PING_WRITTEN.getOpaque(this) > 0) {
+                return; // answered after all, just now
+            }
             monitor.idleClose(HeartbeatMonitor.PING_KIND);
-            lifecycle = DESTROYED;
-            monitor.channelClosed();
-            monitor.worker.cancel(this);
-            ctx.close();
+            closeOnce(ctx);
             return;
         }
         if ((bits & SEND_PING) != 0) {
+            long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
+            if (busy || now - base < cfg.pingIntervalNanos) {
+                return; // activity since the verdict: no ping needed; the worker sees it and waits
+            }
+            PING_WRITTEN.setOpaque(this, now); // even if the factory fails: the ping was due
             Object ping;
             try {
                 ping = cfg.pingFactory.newPing(ctx.channel());
@@ -580,8 +604,31 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
-    private boolean allIdle(HeartbeatConfig cfg, int bits) {
-        return (bits & (ALL | ALL_FIRST)) != 0 && !outputChanged(cfg, (bits & ALL_FIRST) != 0);
+    /** Acts once, as ReadTimeoutHandler does: the entry leaves the wheel now, channelInactive finds nothing. */
+    private void closeOnce(ChannelHandlerContext ctx) {
+        lifecycle = DESTROYED;
+        monitor.channelClosed();
+        monitor.worker.cancel(this);
+        ctx.close();
+    }
+
+    private boolean readerIdle(HeartbeatConfig cfg, long now) {
+        return !(boolean) READING.getOpaque(this)
+                && now - (long) LAST_READ.getOpaque(this) >= cfg.readerIdleNanos;
+    }
+
+    private boolean writerIdle(HeartbeatConfig cfg, int bits, long now) {
+        return (bits & (WRITER | WRITER_FIRST)) != 0
+                && now - (long) LAST_WRITE.getOpaque(this) >= cfg.writerIdleNanos
+                && !outputChanged(cfg, (bits & WRITER_FIRST) != 0);
+    }
+
+    private boolean allIdle(HeartbeatConfig cfg, int bits, long now) {
+        return (bits & (ALL | ALL_FIRST)) != 0
+                && !(boolean) READING.getOpaque(this)
+                && now - latest((long) LAST_READ.getOpaque(this), (long) LAST_WRITE.getOpaque(this))
+                        >= cfg.allIdleNanos
+                && !outputChanged(cfg, (bits & ALL_FIRST) != 0);
     }
 
     private boolean outputChanged(HeartbeatConfig cfg, boolean first) {

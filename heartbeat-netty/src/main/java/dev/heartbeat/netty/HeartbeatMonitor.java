@@ -304,7 +304,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             try {
                 executor = handler.ctx.executor();
             } catch (IllegalStateException notRegistered) {
-                return; // deregistered right now; the next check will try again
+                return; // never registered; the next check will try again
             }
             EventLoopBatch batch = batchByLoop.get(executor);
             if (batch == null) {

@@ -479,6 +479,40 @@ class HeartbeatHandlerTest {
     }
 
     @Test
+    void aReadThatArrivesAfterTheVerdictStillSavesTheChannel() {
+        EmbeddedChannel ch = channel(monitor.newHandler(
+                HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1)).build()));
+        ticker.advance(1000 + LATE, TimeUnit.MILLISECONDS);
+        monitor.runOnce();       // the worker decides to close...
+        ch.writeInbound("data"); // ...but the event loop reads data before it runs the close
+        assertTrue(ch.isOpen(), "the event loop checks again before closing, as IdleStateHandler does");
+        advance(999);
+        assertTrue(ch.isOpen());
+        advance(1 + LATE);
+        assertFalse(ch.isOpen(), "closed a full timeout after that read");
+        assertEquals(1, monitor.stats().closedReaderIdle());
+    }
+
+    @Test
+    void aLaggingEventLoopNeverClosesAPeerItDidNotPing() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(1))
+                .timeout(Duration.ofMillis(500)).maxMissedPings(2).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg));
+        for (int ms = 0; ms < 2_010; ms++) { // the worker runs on, the event loop does not
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            monitor.runOnce();
+        }
+        ch.runPendingTasks();
+        assertTrue(ch.isOpen(), "no miss is counted for a ping that was never written");
+        assertEquals("PING", ch.readOutbound());
+        assertEquals(1, monitor.stats().pingsSent());
+        assertEquals("PING", awaitOutbound(ch, 500), "the second ping, a timeout after the first was written");
+        advance(500 + LATE);
+        assertFalse(ch.isOpen(), "closed after two pings really went unanswered");
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
     void aStalledWorkerLooksAgainBeforeJudging() {
         Recorder r = new Recorder();
         EmbeddedChannel ch = channel(monitor.newHandler(events(1000, 0, 0)), r);
