@@ -48,7 +48,7 @@ import io.netty.handler.timeout.IdleStateHandler;
  */
 public final class HeapPerChannel {
 
-    private static final LocalAddress ADDRESS = new LocalAddress("heap-per-channel");
+    private static int round;
 
     private HeapPerChannel() {
     }
@@ -102,6 +102,7 @@ public final class HeapPerChannel {
 
     /** Opens n channel pairs with the given server-side handler, and returns the heap they hold, per pair. */
     private static double measure(Supplier<ChannelHandler> handler, int n) throws Exception {
+        LocalAddress address = new LocalAddress("heap-per-channel-" + round++);
         EventLoopGroup group = new DefaultEventLoopGroup(2);
         AtomicInteger active = new AtomicInteger();
         List<Channel> clients = new ArrayList<>(n);
@@ -117,13 +118,15 @@ public final class HeapPerChannel {
                             active.incrementAndGet();
                             ch.closeFuture().addListener(f -> active.decrementAndGet());
                         }
-                    }).bind(ADDRESS).sync().channel();
+                    }).bind(address).sync().channel();
             Bootstrap client = new Bootstrap().group(group).channel(LocalChannel.class)
                     .handler(ClientHandler.INSTANCE);
             long before = liveHeap();
             List<ChannelFuture> pending = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                pending.add(client.connect(ADDRESS));
+                // An explicit local address: Netty's ephemeral local addresses are 32-bit hashes, and
+                // tens of thousands of them collide ("address already in use").
+                pending.add(client.connect(address, new LocalAddress(address.id() + "-client-" + i)));
                 if (pending.size() == 1000) {
                     awaitAll(pending, clients);
                 }
@@ -142,6 +145,7 @@ public final class HeapPerChannel {
                 Thread.sleep(10); // the server sides close after their peers
             }
             server.close().sync();
+            Thread.sleep(200); // let the last close tasks run before the group shuts down
             return (after - before) / (double) n;
         } finally {
             closeAll(clients);
