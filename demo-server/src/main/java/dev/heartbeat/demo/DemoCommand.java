@@ -2,6 +2,7 @@ package dev.heartbeat.demo;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -98,6 +99,11 @@ final class DemoCommand implements Callable<Integer> {
                     + "connection is acted on late. Default: 2^20 ns (about 1ms).")
     Duration tick;
 
+    @Option(names = "--stop-with-parent",
+            description = "Stop (as on SIGTERM) when the process that started this one exits. The load test "
+                    + "starts its servers with it, so no server outlives a load test that was killed.")
+    boolean stopWithParent;
+
     /** Parses, runs and returns the exit status: 0, 1 (could not start) or 2 (bad command line). */
     static int run(String... args) {
         return commandLine().execute(args);
@@ -166,10 +172,22 @@ final class DemoCommand implements Callable<Integer> {
             // which would block forever inside a hook. No other hook of this process needs to run.
             Runtime.getRuntime().halt(0);
         }, "demo-server-shutdown"));
+        if (stopWithParent) {
+            stopWithParent();
+        }
         System.out.println(server.readyLine());
         System.out.flush();
         server.awaitClosed();
         return 0;
+    }
+
+    /** Exits (running the shutdown hook, which stops the server) once the parent process has ended. */
+    private static void stopWithParent() {
+        Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+        if (parent.isEmpty() || !parent.get().isAlive()) {
+            System.exit(0);
+        }
+        parent.get().onExit().thenRun(() -> System.exit(0));
     }
 
     /** Enum values as the help shows them: lower case, matched ignoring case. */

@@ -9,14 +9,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.HeartbeatMonitor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -24,10 +21,8 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LineBasedFrameDecoder;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
@@ -56,7 +51,8 @@ public final class DemoServer implements AutoCloseable {
 
     private final ServerConfig config;
     private final String transport;
-    private final DemoCounters counters = new DemoCounters();
+    private final EchoPipeline echo;
+    private final DemoCounters counters;
     private final HeartbeatMonitor monitor;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -88,15 +84,9 @@ public final class DemoServer implements AutoCloseable {
         this.transport = epoll ? "epoll" : "nio";
         this.bossGroup = newGroup(epoll, 1, "demo-boss");
         this.workerGroup = newGroup(epoll, config.workerThreads(), "demo-worker");
-        if (config.idleImpl() == ServerConfig.IdleImpl.HEARTBEAT) {
-            HeartbeatMonitor.Builder b = HeartbeatMonitor.builder();
-            if (config.tick() != null) {
-                b.tick(config.tick());
-            }
-            this.monitor = b.build().startWorker();
-        } else {
-            this.monitor = null;
-        }
+        this.echo = EchoPipeline.create(config);
+        this.counters = echo.counters();
+        this.monitor = echo.monitor();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(4),
                 new DefaultThreadFactory("demo-debug", true));
         this.blocking = pool;
@@ -137,7 +127,7 @@ public final class DemoServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 8192)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(echoInitializer())
+                .childHandler(echo.initializer())
                 .bind(config.host(), config.port())
                 .sync()
                 .channel();
@@ -157,55 +147,6 @@ public final class DemoServer implements AutoCloseable {
                     .bind(config.host(), config.metricsPort())
                     .sync()
                     .channel();
-        }
-    }
-
-    /** One initializer for all connections; the handlers without per-connection state are shared too. */
-    private ChannelInitializer<Channel> echoInitializer() {
-        LineHandler lines = new LineHandler(counters);
-        ServerConfig.IdleImpl impl = config.idleImpl();
-        ServerConfig.Policy policy = config.policy();
-        HeartbeatConfig heartbeat = impl == ServerConfig.IdleImpl.HEARTBEAT ? heartbeatConfig() : null;
-        ChannelHandler sharedNettyPolicy = impl != ServerConfig.IdleImpl.NETTY ? null
-                : policy == ServerConfig.Policy.CLOSE ? new NettyIdlePolicies.CloseOnIdle(counters)
-                : policy == ServerConfig.Policy.EVENT ? new NettyIdlePolicies.CountEvents(counters)
-                : null; // ping: one per channel
-        long nettyReaderIdleNanos = (policy == ServerConfig.Policy.PING ? config.pingInterval() : config.idleTimeout())
-                .toNanos();
-        long pingTimeoutNanos = config.pingTimeout().toNanos();
-        int maxMissedPings = config.maxMissedPings();
-        int maxLine = config.maxLine();
-        return new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ChannelPipeline p = ch.pipeline();
-                if (heartbeat != null) {
-                    p.addLast("idle", monitor.newHandler(heartbeat));
-                } else if (impl == ServerConfig.IdleImpl.NETTY) {
-                    p.addLast("idle", new IdleStateHandler(false, nettyReaderIdleNanos, 0, 0, TimeUnit.NANOSECONDS));
-                    p.addLast("idle-policy", sharedNettyPolicy != null ? sharedNettyPolicy
-                            : new NettyIdlePolicies.PingOnIdle(counters, pingTimeoutNanos, maxMissedPings));
-                }
-                p.addLast("framer", new LineBasedFrameDecoder(maxLine, true, true));
-                p.addLast("lines", lines);
-            }
-        };
-    }
-
-    private HeartbeatConfig heartbeatConfig() {
-        switch (config.policy()) {
-            case CLOSE:
-                return HeartbeatConfig.closeWhenIdle().readerIdle(config.idleTimeout()).build();
-            case EVENT:
-                return HeartbeatConfig.events().readerIdle(config.idleTimeout()).build();
-            case PING:
-                return HeartbeatConfig.ping(ch -> LineHandler.pingLine())
-                        .interval(config.pingInterval())
-                        .timeout(config.pingTimeout())
-                        .maxMissedPings(config.maxMissedPings())
-                        .build();
-            default:
-                throw new AssertionError(config.policy());
         }
     }
 
@@ -298,7 +239,7 @@ public final class DemoServer implements AutoCloseable {
             blocking.shutdownNow();
             workers.awaitUninterruptibly(remainingMillis(deadline));
             boss.awaitUninterruptibly(remainingMillis(deadline));
-            if (monitor != null && !monitor.close(Duration.ofMillis(Math.max(100, remainingMillis(deadline))))) {
+            if (!echo.close(Duration.ofMillis(Math.max(100, remainingMillis(deadline))))) {
                 LOG.warn("the Heartbeat worker did not stop in time");
             }
         } finally {

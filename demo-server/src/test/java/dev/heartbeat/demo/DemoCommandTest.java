@@ -79,13 +79,24 @@ class DemoCommandTest {
         assertEquals("0", r[0]);
         for (String flag : List.of("--host", "--port", "--idle-impl", "--policy", "--idle-timeout", "--ping-interval",
                 "--ping-timeout", "--max-missed-pings", "--max-line", "--transport", "--metrics-port",
-                "--worker-threads", "--tick", "--help", "--version")) {
+                "--worker-threads", "--tick", "--stop-with-parent", "--help", "--version")) {
             assertTrue(r[1].contains(flag), flag + " missing from:\n" + r[1]);
         }
         assertTrue(r[1].contains("Default: 7000"), r[1]);
         String oneLine = r[1].replaceAll("\\s+", " ");
         assertTrue(oneLine.contains("Default: the number of cores (" + Runtime.getRuntime().availableProcessors()
                 + ")"), r[1]);
+    }
+
+    @Test
+    void stopWithParentIsAFlagThatLeavesTheSettingsAlone() {
+        CommandLine cmd = DemoCommand.commandLine();
+        cmd.parseArgs("--stop-with-parent", "--port", "7100");
+        DemoCommand command = (DemoCommand) cmd.getCommand();
+        assertTrue(command.stopWithParent);
+        assertEquals(7100, command.toConfig().port());
+        DemoCommand.commandLine().parseArgs();
+        assertFalse(((DemoCommand) DemoCommand.commandLine().getCommand()).stopWithParent, "off by default");
     }
 
     @Test

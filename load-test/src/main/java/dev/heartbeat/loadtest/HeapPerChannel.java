@@ -101,6 +101,7 @@ public final class HeapPerChannel {
     }
 
     /** Opens n channel pairs with the given server-side handler, and returns the heap they hold, per pair. */
+    @SuppressWarnings("deprecation") // DefaultEventLoopGroup is deprecated in Netty 4.2, current in 4.1
     private static double measure(Supplier<ChannelHandler> handler, int n) throws Exception {
         LocalAddress address = new LocalAddress("heap-per-channel-" + round++);
         EventLoopGroup group = new DefaultEventLoopGroup(2);
