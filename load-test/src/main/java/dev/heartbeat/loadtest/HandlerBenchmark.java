@@ -36,6 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *     started monitor (a real worker thread on {@code System.nanoTime()}).</li>
  * <li>{@code idleStateHandler}: {@code new IdleStateHandler(60, 60, 0, SECONDS)}.</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
+ * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler} that passes everything on: what any
+ *     extra handler costs, the floor for an idle handler that lives in the pipeline.</li>
  * </ul>
  * Both idle handlers track reads and writes, so both pay for both paths.
  *
@@ -61,7 +63,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(2)
 public class HandlerBenchmark {
 
-    @Param({"heartbeat", "idleStateHandler", "none"})
+    @Param({"heartbeat", "idleStateHandler", "none", "noopHandler"})
     public String impl;
 
     private static final Object MESSAGE = "a line";
@@ -83,6 +85,9 @@ public class HandlerBenchmark {
                 break;
             case "none":
                 idle = null;
+                break;
+            case "noopHandler":
+                idle = new ChannelDuplexHandler();
                 break;
             default:
                 throw new IllegalArgumentException("unknown impl: " + impl);
