@@ -56,6 +56,8 @@ public final class HeartbeatConfig {
 
     /** The shortest positive timeout: finer deadlines are below the wheel's resolution. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    /** The most unanswered pings that can be allowed (the count lives in 16 bits of the handler). */
+    public static final int MAX_MISSED_PINGS = 10_000;
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(1L << 61);
 
@@ -284,11 +286,11 @@ public final class HeartbeatConfig {
             return this;
         }
 
-        /** How many pings may go unanswered before the channel is closed; at least 1, default 3. */
+        /** How many pings may go unanswered before the channel is closed; in [1, 10000], default 3. */
         public Builder maxMissedPings(int count) {
             requirePingPolicy("maxMissedPings");
-            if (count < 1) {
-                throw new IllegalArgumentException("maxMissedPings must be at least 1: " + count);
+            if (count < 1 || count > MAX_MISSED_PINGS) {
+                throw new IllegalArgumentException("maxMissedPings must be in [1, " + MAX_MISSED_PINGS + "]: " + count);
             }
             this.maxMissedPings = count;
             return this;

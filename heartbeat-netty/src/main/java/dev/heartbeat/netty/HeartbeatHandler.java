@@ -63,6 +63,9 @@ final class HeartbeatHandler extends TimerEntry
     private static final int ALL_WAS_IDLE = 1 << 2;
     private static final int AWAITING_ANSWER = 1 << 3;
     private static final int STALL_GRACE = 1 << 4;
+    /** Unanswered pings are counted in the judgement word's upper half. */
+    private static final int MISSED_PING = 1 << 16;
+    private static final int FLAGS = MISSED_PING - 1;
 
     // Event-loop lifecycle.
     private static final byte NEW = 0;
@@ -121,8 +124,6 @@ final class HeartbeatHandler extends TimerEntry
     private long nextAllCheck;
     private long pingSentAt;
     private int judgement;
-    private int missedPings;
-    private int decided;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
@@ -278,10 +279,10 @@ final class HeartbeatHandler extends TimerEntry
 
     /**
      * Worker: decides, from the stamps, what is due at {@code now}; records actions in
-     * {@link #decided} and returns when to look again.
+     * {@code monitor.verdict} (the worker's scratch word) and returns when to look again.
      */
     long judge(HeartbeatConfig cfg, long now) {
-        decided = 0;
+        monitor.verdict = 0;
         return cfg.policy == HeartbeatConfig.Policy.PING ? judgePing(cfg, now) : judgeIdle(cfg, now);
     }
 
@@ -292,10 +293,6 @@ final class HeartbeatHandler extends TimerEntry
         }
         judgement |= STALL_GRACE;
         return true;
-    }
-
-    int decided() {
-        return decided;
     }
 
     /**
@@ -310,7 +307,6 @@ final class HeartbeatHandler extends TimerEntry
         }
         judgedConfig = cfg;
         judgement = 0;
-        missedPings = 0;
         long start = deadline() - cfg.shortestNanos;
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
@@ -376,8 +372,9 @@ final class HeartbeatHandler extends TimerEntry
     private void orderOutputChecks(OutputObserver out, boolean writerRan, long writerAt, boolean allRan, long allAt) {
         boolean allFirst = writerRan && allRan
                 && (allAt - writerAt < 0 || (allAt == writerAt && out.allSequence < out.writerSequence));
-        if (allFirst && (decided & (WRITER | WRITER_FIRST)) != 0 && (decided & (ALL | ALL_FIRST)) != 0) {
-            decided |= ALL_BEFORE_WRITER;
+        int verdict = monitor.verdict;
+        if (allFirst && (verdict & (WRITER | WRITER_FIRST)) != 0 && (verdict & (ALL | ALL_FIRST)) != 0) {
+            monitor.verdict |= ALL_BEFORE_WRITER;
         }
         if (allFirst) {
             out.allSequence = ++out.sequence;
@@ -403,7 +400,7 @@ final class HeartbeatHandler extends TimerEntry
      */
     private long check(long at, long timeout, long last, boolean busy, int wasIdle, int event, int firstEvent) {
         if (!busy && at - last >= timeout) {
-            decided |= (judgement & wasIdle) == 0 ? firstEvent : event;
+            monitor.verdict |= (judgement & wasIdle) == 0 ? firstEvent : event;
             judgement |= wasIdle;
             return at + timeout;
         }
@@ -423,8 +420,8 @@ final class HeartbeatHandler extends TimerEntry
         if ((judgement & AWAITING_ANSWER) != 0) {
             long written = (long) PING_WRITTEN.getOpaque(this);
             if (busy || read - pingSentAt > 0) {
-                judgement &= ~AWAITING_ANSWER; // answered
-                missedPings = 0;
+                judgement &= FLAGS & ~AWAITING_ANSWER; // answered: no missed pings
+
             } else if (written - pingSentAt < 0) {
                 // Not written yet (the event loop lags) or skipped: wait, then decide afresh.
                 if (now - pingSentAt < cfg.pingTimeoutNanos) {
@@ -436,10 +433,11 @@ final class HeartbeatHandler extends TimerEntry
                 if (now - answerDue < 0) {
                     return answerDue;
                 }
-                if (++missedPings >= cfg.maxMissedPings) {
-                    decided |= PING_TIMEOUT;
+                judgement += MISSED_PING;
+                if (judgement >>> 16 >= cfg.maxMissedPings) {
+                    monitor.verdict |= PING_TIMEOUT;
                 } else {
-                    decided |= SEND_PING;
+                    monitor.verdict |= SEND_PING;
                     pingSentAt = now;
                 }
                 return now + cfg.pingTimeoutNanos;
@@ -453,7 +451,7 @@ final class HeartbeatHandler extends TimerEntry
         if (now - due < 0) {
             return due;
         }
-        decided |= SEND_PING;
+        monitor.verdict |= SEND_PING;
         judgement |= AWAITING_ANSWER;
         pingSentAt = now;
         return now + cfg.pingTimeoutNanos;

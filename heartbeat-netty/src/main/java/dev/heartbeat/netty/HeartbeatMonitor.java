@@ -72,7 +72,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder stallRechecks = new LongAdder();
     private final LongAdder dispatchRejected = new LongAdder();
 
-    // Worker only: the batch of each event loop seen so far.
+    // Worker only: the actions the handler being judged decided (scratch for one expiry, so that a
+    // handler does not carry it), and the batch of each event loop seen so far.
+    int verdict;
     private final IdentityHashMap<EventExecutor, EventLoopBatch> batchByLoop = new IdentityHashMap<>();
     private EventLoopBatch[] batches = new EventLoopBatch[0];
     private long lastActionFailureLog;
@@ -282,7 +284,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
             long next = handler.judge(cfg, now);
             worker.rearm(handler, next);
-            int actions = handler.decided();
+            int actions = verdict;
             if (actions != 0) {
                 dispatch(handler, actions);
             }

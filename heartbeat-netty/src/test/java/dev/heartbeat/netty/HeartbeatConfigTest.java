@@ -1,0 +1,98 @@
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Bad configuration fails when it is set, with a message that names the setting and the value. */
+class HeartbeatConfigTest {
+
+    private static final PingFactory PING = ch -> "PING";
+
+    private static void fails(Class<? extends Throwable> type, String message, Executable setting) {
+        Throwable t = assertThrows(type, setting);
+        assertEquals(message, t.getMessage());
+    }
+
+    @Test
+    void refusesNegativeTimeouts() {
+        fails(IllegalArgumentException.class, "readerIdle cannot be negative: PT-1S",
+                () -> HeartbeatConfig.events().readerIdle(Duration.ofSeconds(-1)));
+        fails(IllegalArgumentException.class, "writerIdle cannot be negative: PT-0.001S",
+                () -> HeartbeatConfig.closeWhenIdle().writerIdle(Duration.ofMillis(-1)));
+        fails(IllegalArgumentException.class, "allIdle cannot be negative: PT-1M",
+                () -> HeartbeatConfig.events(false, 0, 0, -1, TimeUnit.MINUTES));
+    }
+
+    @Test
+    void refusesTimeoutsBelowOneMillisecondOrBeyondTheClock() {
+        fails(IllegalArgumentException.class, "readerIdle must be 0 (disabled) or at least 1ms: PT0.0005S",
+                () -> HeartbeatConfig.events().readerIdle(Duration.ofNanos(500_000)));
+        fails(IllegalArgumentException.class, "allIdle must be at most 2^61 ns (about 73 years): PT2562047H47M16.854775807S",
+                () -> HeartbeatConfig.events().allIdle(Duration.ofNanos(Long.MAX_VALUE)));
+    }
+
+    @Test
+    void refusesBadPingSettings() {
+        fails(NullPointerException.class, "ping factory", () -> HeartbeatConfig.ping(null));
+        fails(IllegalArgumentException.class, "interval must be positive: PT0S",
+                () -> HeartbeatConfig.ping(PING).interval(Duration.ZERO));
+        fails(IllegalArgumentException.class, "timeout must be at least 1ms: PT0.0001S",
+                () -> HeartbeatConfig.ping(PING).timeout(Duration.ofNanos(100_000)));
+        fails(IllegalArgumentException.class, "maxMissedPings must be in [1, 10000]: 0",
+                () -> HeartbeatConfig.ping(PING).maxMissedPings(0));
+        fails(IllegalArgumentException.class, "maxMissedPings must be in [1, 10000]: 10001",
+                () -> HeartbeatConfig.ping(PING).maxMissedPings(10_001));
+        fails(IllegalArgumentException.class, "jitter must be in [0, 1): 1.0",
+                () -> HeartbeatConfig.ping(PING).jitter(1.0));
+        fails(IllegalArgumentException.class, "jitter must be in [0, 1): -0.1",
+                () -> HeartbeatConfig.ping(PING).jitter(-0.1));
+        fails(IllegalArgumentException.class, "jitter must be in [0, 1): NaN",
+                () -> HeartbeatConfig.ping(PING).jitter(Double.NaN));
+        fails(IllegalStateException.class, "the ping policy needs an interval: call interval(Duration)",
+                () -> HeartbeatConfig.ping(PING).build());
+    }
+
+    @Test
+    void refusesSettingsThatDoNotApplyToThePolicy() {
+        fails(IllegalStateException.class, "interval applies only to the ping policy, not to EVENT",
+                () -> HeartbeatConfig.events().interval(Duration.ofSeconds(1)));
+        fails(IllegalStateException.class,
+                "readerIdle does not apply to the ping policy; use interval() and whenWriterIdle()",
+                () -> HeartbeatConfig.ping(PING).readerIdle(Duration.ofSeconds(1)));
+        fails(IllegalStateException.class, "withTimeoutExceptions applies only to closeWhenIdle(), not to policy EVENT",
+                () -> HeartbeatConfig.events().withTimeoutExceptions());
+    }
+
+    @Test
+    void buildsWhatWasAskedAndNothingElse() {
+        HeartbeatConfig ping = HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(30)).maxMissedPings(2)
+                .jitter(0.25).whenWriterIdle().build();
+        assertEquals(HeartbeatConfig.Policy.PING, ping.policy());
+        assertEquals(Duration.ofSeconds(30), ping.pingInterval());
+        assertEquals(Duration.ofSeconds(30), ping.pingTimeout(), "the timeout defaults to the interval");
+        assertEquals(2, ping.maxMissedPings());
+        assertEquals(0.25, ping.jitter());
+        assertTrue(ping.pingWhenWriterIdle());
+
+        HeartbeatConfig close = HeartbeatConfig.closeWhenIdle().allIdle(Duration.ofMinutes(5)).observeOutput(true)
+                .withTimeoutExceptions().build();
+        assertEquals(HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION, close.policy());
+        assertEquals(Duration.ofMinutes(5), close.allIdle());
+        assertTrue(close.observeOutput());
+        assertEquals(Duration.ZERO, close.readerIdle());
+
+        HeartbeatConfig dropIn = HeartbeatConfig.events(false, 60, 30, 0, TimeUnit.SECONDS);
+        assertEquals(Duration.ofSeconds(60), dropIn.readerIdle());
+        assertEquals(Duration.ofSeconds(30), dropIn.writerIdle());
+        assertFalse(dropIn.observeOutput());
+        assertTrue(dropIn.toString().contains("readerIdle=PT1M"), dropIn.toString());
+    }
+}
