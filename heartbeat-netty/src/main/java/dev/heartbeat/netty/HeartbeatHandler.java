@@ -120,9 +120,13 @@ final class HeartbeatHandler extends TimerEntry
     // ---- Worker only. ----
     private HeartbeatConfig judgedConfig;
     private long nextReaderCheck;
+    /**
+     * The writer check of the idle policies; the ping policy, which has none, keeps the time it
+     * decided its pending ping here instead (see {@link #pingSentAt()}). {@link #prepare} resets it
+     * whenever the configuration changes, so the two uses never meet.
+     */
     private long nextWriterCheck;
     private long nextAllCheck;
-    private long pingSentAt;
     private int judgement;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
@@ -419,13 +423,13 @@ final class HeartbeatHandler extends TimerEntry
         judgement &= ~STALL_GRACE;
         if ((judgement & AWAITING_ANSWER) != 0) {
             long written = (long) PING_WRITTEN.getOpaque(this);
-            if (busy || read - pingSentAt > 0) {
+            if (busy || read - pingSentAt() > 0) {
                 judgement &= FLAGS & ~AWAITING_ANSWER; // answered: no missed pings
 
-            } else if (written - pingSentAt < 0) {
+            } else if (written - pingSentAt() < 0) {
                 // Not written yet (the event loop lags) or skipped: wait, then decide afresh.
-                if (now - pingSentAt < cfg.pingTimeoutNanos) {
-                    return pingSentAt + cfg.pingTimeoutNanos;
+                if (now - pingSentAt() < cfg.pingTimeoutNanos) {
+                    return pingSentAt() + cfg.pingTimeoutNanos;
                 }
                 judgement &= ~AWAITING_ANSWER;
             } else {
@@ -438,7 +442,7 @@ final class HeartbeatHandler extends TimerEntry
                     monitor.verdict |= PING_TIMEOUT;
                 } else {
                     monitor.verdict |= SEND_PING;
-                    pingSentAt = now;
+                    pingSentAt(now);
                 }
                 return now + cfg.pingTimeoutNanos;
             }
@@ -453,8 +457,17 @@ final class HeartbeatHandler extends TimerEntry
         }
         monitor.verdict |= SEND_PING;
         judgement |= AWAITING_ANSWER;
-        pingSentAt = now;
+        pingSentAt(now);
         return now + cfg.pingTimeoutNanos;
+    }
+
+    /** Worker, ping policy: when the pending ping was decided. */
+    private long pingSentAt() {
+        return nextWriterCheck;
+    }
+
+    private void pingSentAt(long time) {
+        nextWriterCheck = time;
     }
 
     /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
