@@ -317,6 +317,35 @@ class TimerWorkerTest {
         }
     }
 
+    @Test
+    void steadyStateReArmsAllocateNothing() {
+        TimerWorker<TimerEntry>[] self = holder();
+        self[0] = worker((e, now) -> self[0].rearm(e, now + 3 * MS));
+        TimerWorker<TimerEntry> worker = self[0];
+        TimerEntry[] entries = new TimerEntry[2048];
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new TimerEntry();
+            worker.schedule(entries[i], ticker.nanoTime() + (i % 7 + 1) * MS);
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        for (int i = 0; i < 3000; i++) { // warm up, so the measured cycles run compiled code
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            worker.doWork();
+        }
+        long expired = worker.stats().expired();
+        long before = threads.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 3000; i++) {
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            worker.doWork();
+        }
+        long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        long rearms = worker.stats().expired() - expired;
+        assertTrue(rearms > 1_000_000, "re-armed " + rearms);
+        assertTrue(allocated < 4096, allocated + " bytes allocated for " + rearms + " re-arms");
+    }
+
     @SuppressWarnings("unchecked")
     private static TimerWorker<TimerEntry>[] holder() {
         return (TimerWorker<TimerEntry>[]) new TimerWorker<?>[1];

@@ -72,6 +72,20 @@ class HeartbeatHandlerTest {
         return ch;
     }
 
+    /** Swallows reads and events. */
+    @ChannelHandler.Sharable
+    static final class Sink extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            // consumed
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            // consumed
+        }
+    }
+
     /** Moves virtual time, runs the worker, then the event loops' tasks. */
     private void advance(long millis) {
         // In steps no longer than a tick, as a worker that keeps up would see time.
@@ -532,6 +546,43 @@ class HeartbeatHandlerTest {
         assertTrue(r.events.isEmpty(), "the reads after the pause count");
         advance(1_000 + LATE);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events);
+    }
+
+    @Test
+    void steadyStateJudgingAndEventsAllocateNothing() {
+        // 200 idle channels firing reader idle events every 10 ms and 200 busy ones re-armed lazily.
+        List<EmbeddedChannel> busy = new ArrayList<>();
+        ChannelHandler sink = new Sink(); // EmbeddedChannel would keep every message that reaches the tail
+        for (int i = 0; i < 200; i++) {
+            channel(monitor.newHandler(events(10, 0, 0)), sink);
+            busy.add(channel(monitor.newHandler(events(10, 0, 0)), sink));
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        String message = "m";
+        for (int round = 0; round < 2; round++) {
+            long events = monitor.stats().readerIdleEvents();
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int ms = 0; ms < 2000; ms++) {
+                ticker.advance(1, TimeUnit.MILLISECONDS);
+                monitor.runOnce();
+                if (ms % 5 == 0) {
+                    for (int i = 0; i < busy.size(); i++) { // indexed: an iterator would be the only garbage
+                        busy.get(i).pipeline().fireChannelRead(message).fireChannelReadComplete();
+                    }
+                }
+                for (int i = 0; i < channels.size(); i++) {
+                    channels.get(i).runPendingTasks();
+                }
+            }
+            long allocated = threads.getThreadAllocatedBytes(tid) - before;
+            long fired = monitor.stats().readerIdleEvents() - events;
+            if (round == 1) { // the first round warms up
+                assertTrue(fired > 30_000, "fired " + fired);
+                assertTrue(allocated < 16_384, allocated + " bytes allocated for " + fired + " idle events");
+            }
+        }
     }
 
     @Test
