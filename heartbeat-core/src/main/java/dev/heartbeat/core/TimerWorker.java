@@ -237,7 +237,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         return cycle(ticker.nanoTime());
     }
 
-    /** Whether a requester's wake-up is pending or the worker is busy: for tests. */
+    /** Whether the worker has announced that it parks (and no requester has woken it yet): for tests. */
     boolean isParked() {
         return parked;
     }

@@ -111,7 +111,8 @@ final class HeartbeatHandler extends TimerEntry
     @SuppressWarnings("unused") // accessed through READING
     private boolean reading;
 
-    // ---- Event loop only (ctx is written before the first schedule request, which publishes it). ----
+    // ---- Written by the event loop only. ctx and output are set before the schedule request that
+    // publishes them to the worker, which then reads them (plain); the rest the worker never reads. ----
     ChannelHandlerContext ctx;
     private byte lifecycle;
     private boolean voidWriteUnstamped;
