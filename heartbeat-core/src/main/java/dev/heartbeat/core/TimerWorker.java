@@ -75,12 +75,14 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
 
     private static final VarHandle LIFECYCLE;
     private static final VarHandle PARKED;
+    private static final VarHandle DRIVER;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             LIFECYCLE = lookup.findVarHandle(TimerWorker.class, "lifecycle", int.class);
             PARKED = lookup.findVarHandle(TimerWorker.class, "parked", boolean.class);
+            DRIVER = lookup.findVarHandle(TimerWorker.class, "driver", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -104,9 +106,15 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     private volatile int lifecycle = NEW;
     /** Set by the worker before it parks; cleared by whoever wakes it. Volatile and CAS. */
     private volatile boolean parked;
+    /** The thread inside {@link #doWork} now, or null: CAS, so two threads never drive at once. */
+    @SuppressWarnings("unused") // accessed through DRIVER
+    private volatile Thread driver;
 
     // ---- Owned by the thread running the duty cycle (the worker thread, or the doWork caller). ----
-    /** The thread inside {@link #doWork}, so {@link #rearm} can check it is called there. */
+    /**
+     * The thread running the current cycle (the worker thread, or the caller of {@link #doWork} for
+     * the length of that call), so {@link #rearm} can check it is called there.
+     */
     private Thread cycleThread;
     /** The entry whose handler is running, the only one {@link #rearm} accepts. */
     private E firing;
@@ -220,21 +228,32 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     /**
      * Runs one duty cycle on the calling thread: applies at most the per-cycle limit of requests,
      * advances the wheel to the ticker's time and expires at most the per-cycle limit of entries.
-     * For tests in virtual time, and for callers that run the worker's loop themselves: one thread
-     * at a time, and never once the worker is started.
+     * For tests in virtual time, and for callers that run the worker's loop themselves: any thread,
+     * one at a time (each call hands the wheel over to its thread, with the happens-before of the
+     * hand-over), and never once the worker is started.
      *
      * @return the number of requests applied plus entries expired
-     * @throws IllegalStateException if the worker thread was started, or the worker is closed
+     * @throws IllegalStateException if the worker thread was started, the worker is closed, or
+     *     another thread is inside {@code doWork} now
      */
     public int doWork() {
         if (lifecycle != NEW) {
             throw new IllegalStateException("doWork() drives only a worker that was never started: '"
                     + threadName + "' is " + lifecycleName(lifecycle));
         }
-        if (cycleThread == null) {
-            cycleThread = Thread.currentThread();
+        Thread self = Thread.currentThread();
+        Thread other = (Thread) DRIVER.compareAndExchange(this, null, self);
+        if (other != null) {
+            throw new IllegalStateException("doWork() of '" + threadName + "' is running on " + other
+                    + " already: one thread at a time");
         }
-        return cycle(ticker.nanoTime());
+        try {
+            cycleThread = self;
+            return cycle(ticker.nanoTime());
+        } finally {
+            cycleThread = null;
+            driver = null;
+        }
     }
 
     /** Whether the worker has announced that it parks (and no requester has woken it yet): for tests. */

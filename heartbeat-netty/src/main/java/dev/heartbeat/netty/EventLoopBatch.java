@@ -39,6 +39,9 @@ final class EventLoopBatch implements Runnable {
     @SuppressWarnings("unused") // accessed through SUBMITTED
     private volatile boolean submitted;
 
+    /** Worker only: the {@link EventLoopBatches} sweep epoch this batch was last used in. */
+    int usedInEpoch;
+
     EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
         this.executor = executor;
         this.monitor = monitor;
@@ -78,11 +81,11 @@ final class EventLoopBatch implements Runnable {
         submitted = false; // before taking the stack: a push after this re-submits
         HeartbeatHandler handler = (HeartbeatHandler) HEAD.getAndSet(this, null);
         while (handler != null) {
-            HeartbeatHandler next = handler.batchNext; // read before the bits are taken: see class doc
-            int bits = handler.takeActions();
-            if (bits != 0) {
+            HeartbeatHandler next = unlink(handler);
+            int word = handler.takeActions();
+            if (word != 0) {
                 try {
-                    handler.perform(bits);
+                    handler.perform(word);
                 } catch (Throwable t) {
                     monitor.actionFailed(handler, t);
                 }
@@ -95,9 +98,25 @@ final class EventLoopBatch implements Runnable {
     void discard() {
         HeartbeatHandler handler = (HeartbeatHandler) HEAD.getAndSet(this, null);
         while (handler != null) {
-            HeartbeatHandler next = handler.batchNext;
+            HeartbeatHandler next = unlink(handler);
             handler.takeActions();
             handler = next;
         }
+    }
+
+    /** Worker: whether nothing is pending or queued, so the batch can be forgotten. */
+    boolean isIdle() {
+        return HEAD.getVolatile(this) == null && !(boolean) SUBMITTED.getVolatile(this);
+    }
+
+    /**
+     * Reads and clears a handler's link, before its action bits are taken (see the class doc): a
+     * link left behind would keep every handler below it in the stack reachable, and with them
+     * their channels, long after they closed.
+     */
+    private static HeartbeatHandler unlink(HeartbeatHandler handler) {
+        HeartbeatHandler next = handler.batchNext;
+        handler.batchNext = null;
+        return next;
     }
 }

@@ -127,17 +127,30 @@ public final class HeartbeatConfig {
     }
 
     /**
-     * The same settings as {@code new IdleStateHandler(observeOutput, readerIdle, writerIdle, allIdle, unit)},
-     * except that a positive timeout below 1 ms is refused instead of raised to 1 ms.
+     * Exactly the settings of {@code new IdleStateHandler(observeOutput, readerIdle, writerIdle, allIdle, unit)}:
+     * a timeout of 0 or less disables that kind, a positive one below {@link #MIN_TIMEOUT} is raised
+     * to it, and all three disabled is valid and tracks nothing (as {@code IdleStateHandler(0, 0, 0)}).
+     * One documented difference: a timeout beyond {@link #MAX_TIMEOUT} (2<sup>61</sup> ns, 73 years),
+     * which {@code IdleStateHandler} saturates at {@code Long.MAX_VALUE} ns, is lowered to
+     * {@code MAX_TIMEOUT}: neither fires within the life of a process.
      */
     public static HeartbeatConfig events(boolean observeOutput, long readerIdle, long writerIdle, long allIdle,
             TimeUnit unit) {
         Objects.requireNonNull(unit, "unit");
-        return events().observeOutput(observeOutput)
-                .readerIdle(Duration.of(readerIdle, unit.toChronoUnit()))
-                .writerIdle(Duration.of(writerIdle, unit.toChronoUnit()))
-                .allIdle(Duration.of(allIdle, unit.toChronoUnit()))
-                .build();
+        Builder b = events().observeOutput(observeOutput);
+        b.readerIdleNanos = idleStateHandlerNanos(readerIdle, unit);
+        b.writerIdleNanos = idleStateHandlerNanos(writerIdle, unit);
+        b.allIdleNanos = idleStateHandlerNanos(allIdle, unit);
+        return new HeartbeatConfig(b);
+    }
+
+    /** A timeout as {@code IdleStateHandler} takes it, within this class's range (see {@link #events(boolean, long, long, long, TimeUnit)}). */
+    private static long idleStateHandlerNanos(long time, TimeUnit unit) {
+        if (time <= 0) {
+            return 0;
+        }
+        long nanos = unit.toNanos(time); // saturates, as in IdleStateHandler
+        return Math.min(Math.max(nanos, MIN_TIMEOUT.toNanos()), MAX_TIMEOUT.toNanos());
     }
 
     /** The policy. */
@@ -323,11 +336,17 @@ public final class HeartbeatConfig {
         /**
          * Builds the configuration.
          *
-         * @throws IllegalStateException if the ping policy has no interval
+         * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
+         *     (a configuration that watches nothing would be a silent no-op; to stop watching a channel,
+         *     remove its handler)
          */
         public HeartbeatConfig build() {
             if (policy == Policy.PING && pingIntervalNanos == 0) {
                 throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
+            }
+            if (policy != Policy.PING && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
+                throw new IllegalStateException("policy " + policy + " needs a timeout: set readerIdle, writerIdle "
+                        + "or allIdle to a positive duration");
             }
             return new HeartbeatConfig(this);
         }

@@ -17,6 +17,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 
 /**
  * The per-channel handler: records activity on the event loop and is, at the same time, the
@@ -56,6 +57,11 @@ final class HeartbeatHandler extends TimerEntry
      * observeOutput, the first of the two to look at the outbound buffer takes its change.
      */
     static final int ALL_BEFORE_WRITER = 1 << 8;
+    /** Ping again after a missed answer: due because of the miss, not because of idleness. */
+    static final int RESEND_PING = 1 << 9;
+    /** The action bits live in the low half of the hand-off word, the config tag in the high half. */
+    private static final int ACTION_BITS = 0xFFFF;
+    private static final int TAG_SHIFT = 16;
 
     // Worker judgement flags.
     private static final int READER_WAS_IDLE = 1;
@@ -76,7 +82,9 @@ final class HeartbeatHandler extends TimerEntry
     private static final VarHandle LAST_WRITE;
     private static final VarHandle READING;
     private static final VarHandle PING_WRITTEN;
+    private static final VarHandle PING_ON_WIRE;
     private static final VarHandle CONFIG;
+    private static final VarHandle CONFIG_SERIAL;
     private static final VarHandle ACTIONS;
 
     static {
@@ -86,7 +94,9 @@ final class HeartbeatHandler extends TimerEntry
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
             READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
             PING_WRITTEN = lookup.findVarHandle(HeartbeatHandler.class, "pingWritten", long.class);
+            PING_ON_WIRE = lookup.findVarHandle(HeartbeatHandler.class, "pingOnWire", boolean.class);
             CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
+            CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -95,18 +105,32 @@ final class HeartbeatHandler extends TimerEntry
 
     final HeartbeatMonitor monitor;
 
-    // ---- Written by the event loop (opaque), read by the worker (opaque). ----
-    /** The configuration; an immutable object, so an opaque read sees it whole. */
+    // ---- Written by the event loop, read by the worker. ----
+    /**
+     * The configuration. The event loop changes it under a sequence lock with {@link #configSerial}
+     * (odd while changing; release stores), so the worker reads a config and the serial it belongs to
+     * as one pair (acquire loads) and tags its verdict with that serial: a verdict judged under one
+     * configuration is dropped on the event loop if the configuration changed since.
+     */
     private HeartbeatConfig config;
+    @SuppressWarnings("unused") // accessed through CONFIG_SERIAL
+    private int configSerial;
     /** Ticker time of the end of the latest read batch. */
     @SuppressWarnings("unused") // accessed through LAST_READ
     private long lastRead;
     /** Ticker time the latest write completed. */
     @SuppressWarnings("unused") // accessed through LAST_WRITE
     private long lastWrite;
-    /** Ticker time the event loop last wrote (or tried to write) a ping. */
+    /** Ticker time the event loop last wrote a ping; meaningful only while {@link #pingOnWire}. */
     @SuppressWarnings("unused") // accessed through PING_WRITTEN
     private long pingWritten;
+    /**
+     * The event loop wrote the ping the worker decided last, and its write has not failed: set by the
+     * event loop when it writes a ping, cleared by the worker when it decides one and by the event loop
+     * when the write fails. Opaque. No ticker value doubles as "no ping": every ticker value is valid.
+     */
+    @SuppressWarnings("unused") // accessed through PING_ON_WIRE
+    private boolean pingOnWire;
     /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     @SuppressWarnings("unused") // accessed through READING
     private boolean reading;
@@ -119,7 +143,11 @@ final class HeartbeatHandler extends TimerEntry
     private OutputObserver output;
 
     // ---- Worker only. ----
-    private HeartbeatConfig judgedConfig;
+    /**
+     * The serial of the configuration the worker judges under. Stable serials are even, so the odd
+     * initial value means "not judged yet" without being a serial any configuration can have.
+     */
+    private int judgedSerial = 1;
     private long nextReaderCheck;
     /**
      * The writer check of the idle policies; the ping policy, which has none, keeps the time it
@@ -158,7 +186,9 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        destroy();
+        if (ctx == this.ctx) { // not the context of a second pipeline whose handlerAdded refused us
+            destroy();
+        }
     }
 
     @Override
@@ -188,15 +218,15 @@ final class HeartbeatHandler extends TimerEntry
         lifecycle = ACTIVE;
         this.ctx = ctx;
         HeartbeatConfig cfg = config;
-        if (cfg.observeOutput) {
-            output = new OutputObserver(ctx.channel());
-        }
         long now = monitor.ticker.nanoTime();
         LAST_READ.setOpaque(this, now);
         LAST_WRITE.setOpaque(this, now);
+        if (cfg.observeOutput) {
+            output = new OutputObserver(ctx.channel(), now);
+        }
         monitor.channelOpened();
-        if (cfg.tracksAnything()) {
-            monitor.worker.schedule(this, now + cfg.shortestNanos);
+        if (cfg.tracksAnything() && !monitor.worker.schedule(this, now + cfg.shortestNanos)) {
+            monitor.unmonitored(this); // the monitor was closed after this handler was made
         }
     }
 
@@ -208,29 +238,73 @@ final class HeartbeatHandler extends TimerEntry
         lifecycle = DESTROYED;
     }
 
-    /** Event loop: switches configuration; idleness is measured afresh from now. */
+    /**
+     * The handler's executor: switches configuration; idleness is measured afresh from now, and any
+     * verdict the worker reached under the previous configuration is dropped.
+     */
     void reconfigure(HeartbeatConfig cfg) {
-        CONFIG.setOpaque(this, cfg);
-        if (lifecycle != ACTIVE) {
-            return;
+        int serial = configSerial; // plain: this thread is the only writer
+        // Odd for the whole change: the worker judges nothing meanwhile, and the schedule or cancel
+        // request below is made before the serial is even again, so the first expiry under the new
+        // serial is the one that request arms (see configToJudge and prepare).
+        CONFIG_SERIAL.setOpaque(this, serial + 1);
+        CONFIG.setRelease(this, cfg);
+        if (lifecycle == ACTIVE) {
+            long now = monitor.ticker.nanoTime();
+            LAST_READ.setOpaque(this, now);
+            LAST_WRITE.setOpaque(this, now);
+            if (cfg.observeOutput) {
+                if (output == null) {
+                    output = new OutputObserver(ctx.channel(), now);
+                } else {
+                    output.snapshot(now); // as a new IdleStateHandler would, from the buffer as it is now
+                }
+            }
+            if (!cfg.tracksAnything()) {
+                monitor.worker.cancel(this);
+            } else if (!monitor.worker.schedule(this, now + cfg.shortestNanos)) {
+                monitor.unmonitored(this);
+            }
         }
-        if (cfg.observeOutput && output == null) {
-            output = new OutputObserver(ctx.channel());
-        }
-        long now = monitor.ticker.nanoTime();
-        LAST_READ.setOpaque(this, now);
-        LAST_WRITE.setOpaque(this, now);
-        if (cfg.tracksAnything()) {
-            // Due when the shortest timeout could first pass; a request's deadline tells the worker
-            // when the stamps were reset (see prepare), and a shorter timeout takes effect at once.
-            monitor.worker.schedule(this, now + cfg.shortestNanos);
-        } else {
-            monitor.worker.cancel(this);
-        }
+        CONFIG_SERIAL.setRelease(this, serial + 2);
     }
 
+    /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
+    void resetReadTimeout() {
+        LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+    }
+
+    /** The handler's executor: counts a write now, as {@code IdleStateHandler.resetWriteTimeout()}. */
+    void resetWriteTimeout() {
+        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+    }
+
+    /** The executor this handler runs on, or null before it is added to a pipeline. */
+    EventExecutor executor() {
+        ChannelHandlerContext c = ctx;
+        return c == null ? null : c.executor();
+    }
+
+    /** Any thread: the current configuration. */
     HeartbeatConfig config() {
-        return (HeartbeatConfig) CONFIG.getOpaque(this);
+        return (HeartbeatConfig) CONFIG.getAcquire(this);
+    }
+
+    /**
+     * Worker: the configuration and its serial, read as one pair; null if the event loop is changing
+     * it right now (its schedule or cancel request follows and brings the entry back).
+     */
+    HeartbeatConfig configToJudge() {
+        int before = (int) CONFIG_SERIAL.getAcquire(this);
+        HeartbeatConfig cfg = (HeartbeatConfig) CONFIG.getAcquire(this);
+        int after = (int) CONFIG_SERIAL.getAcquire(this);
+        if ((before & 1) != 0 || before != after) {
+            return null;
+        }
+        if (before != judgedSerial) {
+            prepare(cfg, before);
+        }
+        return cfg;
     }
 
     // ------------------------------------------------------------------ event loop: the hot path
@@ -301,16 +375,13 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     /**
-     * Worker, at the first expiry after a request: starts judging {@code cfg} if it is new. Every
+     * Worker, at the first expiry under a new configuration serial: starts judging {@code cfg}. Every
      * request for a handler is due {@code shortestNanos} after the moment its stamps were set, so
      * that moment is {@code deadline() - shortestNanos}; each check starts from it, as
      * IdleStateHandler schedules its three tasks when it initialises.
      */
-    void prepare(HeartbeatConfig cfg) {
-        if (cfg == judgedConfig) {
-            return;
-        }
-        judgedConfig = cfg;
+    private void prepare(HeartbeatConfig cfg, int serial) {
+        judgedSerial = serial;
         judgement = 0;
         long start = deadline() - cfg.shortestNanos;
         nextReaderCheck = start + cfg.readerIdleNanos;
@@ -414,38 +485,41 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     /**
-     * The ping policy. A miss is counted only for a ping the event loop has really written (it stamps
-     * {@link #pingWritten}), and only once the timeout has passed since that write: a lagging event
-     * loop delays the verdict instead of closing a peer that was never pinged.
+     * The ping policy. A miss is counted only for a ping the event loop has really written (see
+     * {@link #pingOnWire}), and only once the timeout has passed since that write: a lagging event
+     * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
+     * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
+     * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is
+     * longer than the interval.
      */
     private long judgePing(HeartbeatConfig cfg, long now) {
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
+        long poll = Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos);
         if ((judgement & AWAITING_ANSWER) != 0) {
-            long written = (long) PING_WRITTEN.getOpaque(this);
-            if (busy || read - pingSentAt() > 0) {
-                judgement &= FLAGS & ~AWAITING_ANSWER; // answered: no missed pings
-
-            } else if (written - pingSentAt() < 0) {
-                // Not written yet (the event loop lags) or skipped: wait, then decide afresh.
-                if (now - pingSentAt() < cfg.pingTimeoutNanos) {
-                    return pingSentAt() + cfg.pingTimeoutNanos;
+            if (busy || read - pingSentAt() >= 0) {
+                // Answered (a read stamped at the very time of the decision counts: it may have come
+                // after it, and the peer was alive at that time either way): no missed pings.
+                judgement &= FLAGS & ~AWAITING_ANSWER;
+            } else if (!(boolean) PING_ON_WIRE.getOpaque(this)) {
+                // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
+                long giveUp = pingSentAt() + cfg.pingTimeoutNanos;
+                if (now - giveUp < 0) {
+                    return earliest(giveUp, now + poll);
                 }
                 judgement &= ~AWAITING_ANSWER;
             } else {
-                long answerDue = written + cfg.pingTimeoutNanos;
+                long answerDue = (long) PING_WRITTEN.getOpaque(this) + cfg.pingTimeoutNanos;
                 if (now - answerDue < 0) {
-                    return answerDue;
+                    return earliest(answerDue, now + poll);
                 }
                 judgement += MISSED_PING;
                 if (judgement >>> 16 >= cfg.maxMissedPings) {
                     monitor.verdict |= PING_TIMEOUT;
-                } else {
-                    monitor.verdict |= SEND_PING;
-                    pingSentAt(now);
+                    return now + cfg.pingTimeoutNanos; // the close is on its way; look again if it is vetoed
                 }
-                return now + cfg.pingTimeoutNanos;
+                return decidePing(RESEND_PING, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
@@ -456,10 +530,16 @@ final class HeartbeatHandler extends TimerEntry
         if (now - due < 0) {
             return due;
         }
-        monitor.verdict |= SEND_PING;
         judgement |= AWAITING_ANSWER;
+        return decidePing(SEND_PING, now, poll);
+    }
+
+    /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
+    private long decidePing(int kind, long now, long poll) {
+        monitor.verdict |= kind;
         pingSentAt(now);
-        return now + cfg.pingTimeoutNanos;
+        PING_ON_WIRE.setOpaque(this, false); // before the hand-off, which orders it before the event loop's write
+        return now + poll;
     }
 
     /** Worker, ping policy: when the pending ping was decided. */
@@ -491,30 +571,53 @@ final class HeartbeatHandler extends TimerEntry
 
     // ------------------------------------------------------------------ hand-off
 
-    /** Worker: adds action bits; returns the bits that were pending before (0: push to the batch). */
+    /**
+     * Worker: adds action bits judged under the configuration serial {@link #judgedSerial}; bits
+     * still pending from an older serial are replaced, never merged.
+     *
+     * @return the word that was pending before (0: push the handler to its event loop's batch)
+     */
     int offerActions(int bits) {
-        return (int) ACTIONS.getAndBitwiseOr(this, bits);
+        int word = tagOf(judgedSerial) << TAG_SHIFT | bits;
+        int old;
+        do {
+            old = (int) ACTIONS.getVolatile(this);
+        } while (!ACTIONS.compareAndSet(this, old, old != 0 && old >>> TAG_SHIFT == word >>> TAG_SHIFT
+                ? old | word : word));
+        return old;
     }
 
-    /** Event loop: takes every pending action bit. */
+    /** Event loop: takes the pending action word. */
     int takeActions() {
         return (int) ACTIONS.getAndSet(this, 0);
     }
 
-    /** Event loop (or any thread, which then hops to the channel's event loop): carries out actions. */
-    void perform(int bits) {
+    private static int tagOf(int serial) {
+        return (serial >>> 1) & ACTION_BITS;
+    }
+
+    /**
+     * Event loop (or any thread, which then hops to the handler's executor): carries out the actions
+     * of a word from {@link #takeActions}, if it was judged under the configuration in force.
+     */
+    void perform(int word) {
         ChannelHandlerContext ctx = this.ctx;
         EventExecutor executor = ctx.executor();
         if (!executor.inEventLoop()) {
-            executor.execute(() -> perform(bits)); // the channel moved to another event loop: rare
+            executor.execute(() -> perform(word)); // the channel moved to another event loop: rare
             return;
         }
-        if (lifecycle != ACTIVE || !ctx.channel().isOpen()) {
+        if (word >>> TAG_SHIFT != tagOf(configSerial)) {
+            monitor.staleVerdict(); // judged under a configuration this channel no longer has
+            return;
+        }
+        if (!canAct()) {
             return;
         }
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again here, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config;
+        int bits = word & ACTION_BITS;
         long now = monitor.ticker.nanoTime();
         switch (cfg.policy) {
             case EVENT:
@@ -532,31 +635,41 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
+    /**
+     * Event loop: whether an action may still run: the handler is active, the channel open, and the
+     * configuration unchanged since the action was judged (a user handler may close, remove or
+     * reconfigure from inside an event; IdleStateHandler checks each of its tasks the same way).
+     */
+    private boolean canAct() {
+        return lifecycle == ACTIVE && ctx.channel().isOpen();
+    }
+
     private void fireEvents(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        int serial = configSerial;
         if ((bits & (READER | READER_FIRST)) != 0 && readerIdle(cfg, now)) {
             monitor.idleEvent(HeartbeatMonitor.READER_KIND);
             ctx.fireUserEventTriggered((bits & READER_FIRST) != 0
                     ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT);
         }
         if ((bits & ALL_BEFORE_WRITER) != 0) {
-            fireAllIdle(ctx, cfg, bits, now);
-            fireWriterIdle(ctx, cfg, bits, now);
+            fireAllIdle(ctx, cfg, bits, now, serial);
+            fireWriterIdle(ctx, cfg, bits, now, serial);
         } else {
-            fireWriterIdle(ctx, cfg, bits, now);
-            fireAllIdle(ctx, cfg, bits, now);
+            fireWriterIdle(ctx, cfg, bits, now, serial);
+            fireAllIdle(ctx, cfg, bits, now, serial);
         }
     }
 
-    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
-        if (writerIdle(cfg, bits, now)) {
+    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now, int serial) {
+        if (serial == configSerial && canAct() && writerIdle(cfg, bits, now)) {
             monitor.idleEvent(HeartbeatMonitor.WRITER_KIND);
             ctx.fireUserEventTriggered((bits & WRITER_FIRST) != 0
                     ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT);
         }
     }
 
-    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
-        if (allIdle(cfg, bits, now)) {
+    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now, int serial) {
+        if (serial == configSerial && canAct() && allIdle(cfg, bits, now)) {
             monitor.idleEvent(HeartbeatMonitor.ALL_KIND);
             ctx.fireUserEventTriggered((bits & ALL_FIRST) != 0
                     ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT);
@@ -579,8 +692,12 @@ final class HeartbeatHandler extends TimerEntry
         }
         monitor.idleClose(kind);
         if (cfg.policy == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION) {
+            int serial = configSerial;
             ctx.fireExceptionCaught(kind == HeartbeatMonitor.WRITER_KIND
                     ? WriteTimeoutException.INSTANCE : ReadTimeoutException.INSTANCE);
+            if (serial != configSerial || !canAct()) {
+                return; // a handler reacted to the exception (closed, removed or reconfigured): done
+            }
         }
         closeOnce(ctx);
     }
@@ -588,31 +705,48 @@ final class HeartbeatHandler extends TimerEntry
     private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
+        boolean answeredSinceWritten = busy || read - (long) PING_WRITTEN.getOpaque(this) >= 0;
         if ((bits & PING_TIMEOUT) != 0) {
-            if (busy || read - (long) PING_WRITTEN.getOpaque(this) > 0) {
+            if (answeredSinceWritten) {
                 return; // answered after all, just now
             }
             monitor.idleClose(HeartbeatMonitor.PING_KIND);
             closeOnce(ctx);
             return;
         }
-        if ((bits & SEND_PING) != 0) {
+        if ((bits & RESEND_PING) != 0) {
+            if (answeredSinceWritten) {
+                return; // the previous ping was answered just now: the worker sees it and waits
+            }
+        } else if ((bits & SEND_PING) != 0) {
             long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
             if (busy || now - base < cfg.pingIntervalNanos) {
                 return; // activity since the verdict: no ping needed; the worker sees it and waits
             }
-            PING_WRITTEN.setOpaque(this, now); // even if the factory fails: the ping was due
-            Object ping;
-            try {
-                ping = cfg.pingFactory.newPing(ctx.channel());
-            } catch (Throwable t) {
-                monitor.actionFailed();
-                ctx.fireExceptionCaught(t);
-                return;
-            }
+        } else {
+            return;
+        }
+        Object ping;
+        try {
+            ping = cfg.pingFactory.newPing(ctx.channel());
+        } catch (Throwable t) {
+            monitor.pingFailed(this, t);
+            ctx.fireExceptionCaught(t);
+            return;
+        }
+        PING_WRITTEN.setOpaque(this, now);
+        PING_ON_WIRE.setOpaque(this, true);
+        // From the tail, so encoders (and this handler's write stamp) see the ping.
+        ctx.channel().writeAndFlush(ping).addListener(this::pingWriteDone);
+    }
+
+    /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
+    private void pingWriteDone(Future<? super Void> future) {
+        if (future.isSuccess()) {
             monitor.pingSent();
-            // From the tail, so encoders (and this handler's write stamp) see the ping.
-            ctx.channel().writeAndFlush(ping);
+        } else {
+            PING_ON_WIRE.setOpaque(this, false);
+            monitor.pingFailed(this, future.cause());
         }
     }
 
@@ -625,18 +759,18 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private boolean readerIdle(HeartbeatConfig cfg, long now) {
-        return !(boolean) READING.getOpaque(this)
+        return cfg.readerIdleNanos > 0 && !(boolean) READING.getOpaque(this)
                 && now - (long) LAST_READ.getOpaque(this) >= cfg.readerIdleNanos;
     }
 
     private boolean writerIdle(HeartbeatConfig cfg, int bits, long now) {
-        return (bits & (WRITER | WRITER_FIRST)) != 0
+        return (bits & (WRITER | WRITER_FIRST)) != 0 && cfg.writerIdleNanos > 0
                 && now - (long) LAST_WRITE.getOpaque(this) >= cfg.writerIdleNanos
                 && !outputChanged(cfg, (bits & WRITER_FIRST) != 0);
     }
 
     private boolean allIdle(HeartbeatConfig cfg, int bits, long now) {
-        return (bits & (ALL | ALL_FIRST)) != 0
+        return (bits & (ALL | ALL_FIRST)) != 0 && cfg.allIdleNanos > 0
                 && !(boolean) READING.getOpaque(this)
                 && now - latest((long) LAST_READ.getOpaque(this), (long) LAST_WRITE.getOpaque(this))
                         >= cfg.allIdleNanos
@@ -724,8 +858,14 @@ final class HeartbeatHandler extends TimerEntry
         private long lastPendingBytes;
         private long lastFlushProgress;
 
-        OutputObserver(Channel channel) {
+        OutputObserver(Channel channel, long lastWrite) {
             this.channel = channel;
+            snapshot(lastWrite);
+        }
+
+        /** Takes the outbound buffer's state as it is now, as a new IdleStateHandler does when it starts. */
+        void snapshot(long lastWrite) {
+            lastWriteSeen = lastWrite;
             ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
             if (buf != null) {
                 lastMessageHash = System.identityHashCode(buf.current());

@@ -3,17 +3,21 @@ package dev.heartbeat.netty;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 import dev.heartbeat.core.ExpiryHandler;
 import dev.heartbeat.core.Ticker;
 import dev.heartbeat.core.TimerWorker;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +65,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     final TimerWorker<HeartbeatHandler> worker;
     final Ticker ticker;
-    private final long stallThresholdNanos;
+    /**
+     * A check this late means a stall: the wheel's own lateness (up to a tick) plus the stall
+     * threshold, saturated, so a coarse tick is never mistaken for a pause.
+     */
+    private final long stallAfterNanos;
 
     // Counters bumped on event loops (LongAdder: no contention between loops) or on the worker.
     private final LongAdder channels = new LongAdder();
@@ -71,24 +79,31 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
     private final LongAdder dispatchRejected = new LongAdder();
+    private final LongAdder pingWriteFailures = new LongAdder();
+    private final LongAdder staleVerdicts = new LongAdder();
+    private final LongAdder unmonitoredChannels = new LongAdder();
+    /** Whether the one WARN about channels activated after close was logged. */
+    private final AtomicBoolean warnedUnmonitored = new AtomicBoolean();
 
     // Worker only: the actions the handler being judged decided (scratch for one expiry, so that a
-    // handler does not carry it), and the batch of each event loop seen so far.
+    // handler does not carry it), and the batch of each event loop it hands actions to.
     int verdict;
-    private final IdentityHashMap<EventExecutor, EventLoopBatch> batchByLoop = new IdentityHashMap<>();
-    private EventLoopBatch[] batches = new EventLoopBatch[0];
-    private long lastActionFailureLog;
+    private final EventLoopBatches batches = new EventLoopBatches(this);
+    /** Guarded by this: when a failure was last logged (rate limit: one WARN a second). */
+    private long lastFailureLog;
 
     private HeartbeatMonitor(Builder b) {
         this.ticker = b.ticker;
-        this.stallThresholdNanos = b.stallThresholdNanos;
         this.worker = TimerWorker.builder(new Judge())
                 .ticker(b.ticker)
                 .tick(b.tick)
                 .threadName(b.threadName)
                 .maxExpirationsPerCycle(b.maxExpirationsPerCycle)
                 .build();
-        this.lastActionFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+        long tick = worker.tickNanos();
+        this.stallAfterNanos = b.stallThresholdNanos > Long.MAX_VALUE - tick ? Long.MAX_VALUE
+                : tick + b.stallThresholdNanos;
+        this.lastFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -121,45 +136,152 @@ public final class HeartbeatMonitor implements AutoCloseable {
      */
     public ChannelHandler newHandler(HeartbeatConfig config) {
         Objects.requireNonNull(config, "config");
-        if (worker.isClosed()) {
-            throw new IllegalStateException("this HeartbeatMonitor is closed");
-        }
+        requireOpen();
         return new HeartbeatHandler(this, config);
     }
 
     /**
      * Switches the configuration of a channel's Heartbeat handler, for example from a short login
-     * deadline to a long session timeout; idleness is then measured from now. Any thread; on the
-     * channel's event loop it allocates nothing beyond the configuration itself.
+     * deadline to a long session timeout; idleness is then measured from now, and an action the
+     * worker decided under the old configuration but has not carried out yet is dropped. Any
+     * thread: the change runs on the handler's executor (at once if called there, else as a task).
      *
-     * @throws IllegalArgumentException if the channel's pipeline has no handler of this monitor
+     * @return {@code true} if the change was applied or queued; {@code false} if the channel is
+     *     closed (or closes before the handler can be found), which is not an error: a business thread
+     *     may race with the peer's close
+     * @throws IllegalArgumentException if the channel is open and its pipeline has no handler of
+     *     this monitor, or more than one (name it with {@link #reconfigure(Channel, String, HeartbeatConfig)})
+     * @throws IllegalStateException if this monitor is closed
      */
-    public void reconfigure(Channel channel, HeartbeatConfig config) {
+    public boolean reconfigure(Channel channel, HeartbeatConfig config) {
+        return reconfigure(channel, null, config);
+    }
+
+    /**
+     * {@link #reconfigure(Channel, HeartbeatConfig)} for the Heartbeat handler added under
+     * {@code handlerName}, for pipelines with more than one.
+     *
+     * @return {@code true} if applied or queued; {@code false} if the channel is closed
+     * @throws IllegalArgumentException if the channel is open and has no handler of this monitor by that name
+     * @throws IllegalStateException if this monitor is closed
+     */
+    public boolean reconfigure(Channel channel, String handlerName, HeartbeatConfig config) {
         Objects.requireNonNull(config, "config");
-        HeartbeatHandler handler = handlerOf(channel);
-        if (channel.eventLoop().inEventLoop()) {
-            handler.reconfigure(config);
-        } else {
-            channel.eventLoop().execute(() -> handler.reconfigure(config));
-        }
+        requireOpen();
+        return onHandler(channel, handlerName, h -> h.reconfigure(config));
+    }
+
+    /**
+     * Counts a read now, as {@code IdleStateHandler.resetReadTimeout()}: the reader and all idle
+     * timeouts (and the ping policy's silence) start again. Any thread; on the handler's executor it
+     * allocates nothing, elsewhere it queues one task there.
+     *
+     * @return {@code true} if done or queued; {@code false} if the channel is closed
+     * @throws IllegalArgumentException if the channel is open and its pipeline has no handler of this
+     *     monitor, or more than one
+     */
+    public boolean resetReadTimeout(Channel channel) {
+        return onHandler(channel, null, HeartbeatHandler::resetReadTimeout);
+    }
+
+    /**
+     * Counts a completed write now, as {@code IdleStateHandler.resetWriteTimeout()}. Any thread, as
+     * {@link #resetReadTimeout}.
+     *
+     * @return {@code true} if done or queued; {@code false} if the channel is closed
+     * @throws IllegalArgumentException if the channel is open and its pipeline has no handler of this
+     *     monitor, or more than one
+     */
+    public boolean resetWriteTimeout(Channel channel) {
+        return onHandler(channel, null, HeartbeatHandler::resetWriteTimeout);
     }
 
     /**
      * The configuration a channel's Heartbeat handler currently uses.
      *
-     * @throws IllegalArgumentException if the channel's pipeline has no handler of this monitor
+     * @throws IllegalArgumentException if the channel's pipeline has no handler of this monitor, or
+     *     more than one
      */
     public HeartbeatConfig configOf(Channel channel) {
-        return handlerOf(channel).config();
+        return handlerOf(channel, null).config();
     }
 
-    private HeartbeatHandler handlerOf(Channel channel) {
+    /**
+     * The configuration of the Heartbeat handler added under {@code handlerName}.
+     *
+     * @throws IllegalArgumentException if the channel's pipeline has no handler of this monitor by that name
+     */
+    public HeartbeatConfig configOf(Channel channel, String handlerName) {
+        Objects.requireNonNull(handlerName, "handlerName");
+        return handlerOf(channel, handlerName).config();
+    }
+
+    /** Runs {@code action} on the handler's executor; false if the channel is closed. */
+    private boolean onHandler(Channel channel, String handlerName, Consumer<HeartbeatHandler> action) {
         Objects.requireNonNull(channel, "channel");
-        HeartbeatHandler handler = channel.pipeline().get(HeartbeatHandler.class);
-        if (handler == null || handler.monitor != this) {
+        if (!channel.isOpen()) {
+            return false;
+        }
+        HeartbeatHandler handler;
+        ChannelHandlerContext ctx;
+        try {
+            handler = handlerOf(channel, handlerName);
+            ctx = channel.pipeline().context(handler);
+            if (ctx == null) {
+                throw new IllegalArgumentException("the Heartbeat handler was removed from the pipeline of " + channel);
+            }
+        } catch (IllegalArgumentException e) {
+            if (!channel.isOpen()) {
+                return false; // closed meanwhile: its pipeline let go of the handler
+            }
+            throw e;
+        }
+        EventExecutor executor = ctx.executor();
+        if (executor.inEventLoop()) {
+            action.accept(handler);
+            return true;
+        }
+        try {
+            executor.execute(() -> action.accept(handler));
+            return true;
+        } catch (RejectedExecutionException shuttingDown) {
+            return false; // the executor is gone, and with it the channel
+        }
+    }
+
+    private HeartbeatHandler handlerOf(Channel channel, String handlerName) {
+        Objects.requireNonNull(channel, "channel");
+        ChannelPipeline pipeline = channel.pipeline();
+        if (handlerName != null) {
+            ChannelHandler named = pipeline.get(handlerName);
+            if (named instanceof HeartbeatHandler h && h.monitor == this) {
+                return h;
+            }
+            throw new IllegalArgumentException("no Heartbeat handler of this monitor named '" + handlerName
+                    + "' in the pipeline of " + channel);
+        }
+        HeartbeatHandler found = null;
+        String foundName = null;
+        for (Map.Entry<String, ChannelHandler> e : pipeline) {
+            if (e.getValue() instanceof HeartbeatHandler h && h.monitor == this) {
+                if (found != null) {
+                    throw new IllegalArgumentException("the pipeline of " + channel + " has more than one Heartbeat "
+                            + "handler of this monitor ('" + foundName + "', '" + e.getKey() + "'): name one");
+                }
+                found = h;
+                foundName = e.getKey();
+            }
+        }
+        if (found == null) {
             throw new IllegalArgumentException("no Heartbeat handler of this monitor in the pipeline of " + channel);
         }
-        return handler;
+        return found;
+    }
+
+    private void requireOpen() {
+        if (worker.isClosed()) {
+            throw new IllegalStateException("this HeartbeatMonitor is closed");
+        }
     }
 
     /**
@@ -183,8 +305,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return new HeartbeatStats(channels.sum(),
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
                 idleCloses[READER_KIND].sum(), idleCloses[WRITER_KIND].sum(), idleCloses[ALL_KIND].sum(),
-                idleCloses[PING_KIND].sum(), pingsSent.sum(), stallRechecks.sum(), actionFailures.sum(),
-                dispatchRejected.sum(), cpu, worker.stats());
+                idleCloses[PING_KIND].sum(), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
+                actionFailures.sum(), dispatchRejected.sum(), staleVerdicts.sum(), unmonitoredChannels.sum(), cpu,
+                worker.stats());
     }
 
     /** The ticker the handlers stamp activity with. */
@@ -238,20 +361,49 @@ public final class HeartbeatMonitor implements AutoCloseable {
         pingsSent.increment();
     }
 
-    void actionFailed() {
-        actionFailures.increment();
-    }
-
     void actionFailed(HeartbeatHandler handler, Throwable t) {
         actionFailures.increment();
+        warnRateLimited("Heartbeat action failed for {}", handler, t);
+    }
+
+    /** Event loop: a ping could not be made or written; it is not a missed ping. */
+    void pingFailed(HeartbeatHandler handler, Throwable t) {
+        pingWriteFailures.increment();
+        warnRateLimited("Heartbeat could not write a ping for {}", handler, t);
+    }
+
+    void staleVerdict() {
+        staleVerdicts.increment();
+    }
+
+    /** Event loop: a handler became active (or was reconfigured) after this monitor closed. */
+    void unmonitored(HeartbeatHandler handler) {
+        unmonitoredChannels.increment();
+        if (warnedUnmonitored.compareAndSet(false, true)) {
+            LOG.warn("{} is closed: {} and any later channel get no idle detection (counted as unmonitoredChannels; "
+                    + "this is logged once)", this, handler);
+        }
+    }
+
+    /** For tests: whether the WARN about unmonitored channels was logged. */
+    boolean warnedUnmonitored() {
+        return warnedUnmonitored.get();
+    }
+
+    /** For tests, on the thread that drives {@link #runOnce()}: how many event loop batches are remembered. */
+    int eventLoopBatches() {
+        return batches.size();
+    }
+
+    private void warnRateLimited(String message, HeartbeatHandler handler, Throwable t) {
         long now = System.nanoTime();
-        synchronized (this) { // rare: a failing action is a bug in a downstream handler
-            if (now - lastActionFailureLog < TimeUnit.SECONDS.toNanos(1)) {
+        synchronized (this) { // rare: a failure here is a bug in a downstream handler or a ping factory
+            if (now - lastFailureLog < TimeUnit.SECONDS.toNanos(1)) {
                 return;
             }
-            lastActionFailureLog = now;
+            lastFailureLog = now;
         }
-        LOG.warn("Heartbeat action failed for {}", handler, t);
+        LOG.warn(message, handler, t);
     }
 
     private static LongAdder[] adders(int n) {
@@ -269,13 +421,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
-            HeartbeatConfig cfg = handler.config();
-            if (!cfg.tracksAnything()) {
-                return; // reconfigured to track nothing; the cancel request is on its way
+            HeartbeatConfig cfg = handler.configToJudge();
+            if (cfg == null || !cfg.tracksAnything()) {
+                return; // being reconfigured, or to track nothing: its schedule or cancel request is on its way
             }
-            handler.prepare(cfg);
             long lateness = now - handler.deadline();
-            if (lateness > stallThresholdNanos && handler.takeStallGrace()) {
+            if (lateness > stallAfterNanos && handler.takeStallGrace()) {
                 // The worker was late (a pause?): stamps the event loops would have written meanwhile
                 // may be missing. Look again after as long as the delay before judging.
                 stallRechecks.increment();
@@ -292,12 +443,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         @Override
         public void onCycleEnd() {
-            EventLoopBatch[] all = batches;
-            for (EventLoopBatch batch : all) {
-                if (!batch.submitIfNeeded()) {
-                    dispatchRejected.increment();
-                    forget(batch);
-                }
+            int rejected = batches.submitAll();
+            if (rejected > 0) {
+                dispatchRejected.add(rejected);
             }
         }
 
@@ -308,39 +456,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
             } catch (IllegalStateException notRegistered) {
                 return; // never registered; the next check will try again
             }
-            EventLoopBatch batch = batchByLoop.get(executor);
-            if (batch == null) {
-                batch = remember(executor);
-            }
+            EventLoopBatch batch = batches.of(executor);
             if (handler.offerActions(actions) == 0) {
                 batch.push(handler);
             }
-        }
-
-        private EventLoopBatch remember(EventExecutor executor) {
-            for (EventLoopBatch old : batches) {
-                if (old.executor.isTerminated()) {
-                    forget(old);
-                }
-            }
-            EventLoopBatch batch = new EventLoopBatch(executor, HeartbeatMonitor.this);
-            batchByLoop.put(executor, batch);
-            batches = Arrays.copyOf(batches, batches.length + 1);
-            batches[batches.length - 1] = batch;
-            return batch;
-        }
-
-        private void forget(EventLoopBatch batch) {
-            batch.discard();
-            batchByLoop.remove(batch.executor);
-            EventLoopBatch[] kept = new EventLoopBatch[batches.length - 1];
-            int i = 0;
-            for (EventLoopBatch b : batches) {
-                if (b != batch && i < kept.length) {
-                    kept[i++] = b;
-                }
-            }
-            batches = kept;
         }
     }
 
@@ -381,9 +500,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
 
         /**
-         * A check that comes due this late means the worker (or the whole process) stalled; it is
-         * then re-judged after as long again, so that a pause does not close every connection at
-         * once. 100 ms by default.
+         * A check that comes due this much later than the wheel's own lateness (up to one tick)
+         * means the worker (or the whole process) stalled; it is then re-judged after as long again,
+         * so that a pause does not close every connection at once. 100 ms by default; a threshold
+         * longer than {@code Long.MAX_VALUE} ns means never.
          *
          * @throws IllegalArgumentException if negative
          */
@@ -392,7 +512,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
             if (threshold.isNegative()) {
                 throw new IllegalArgumentException("stallThreshold cannot be negative: " + threshold);
             }
-            this.stallThresholdNanos = threshold.toNanos();
+            // A threshold beyond a long of nanoseconds (292 years) means never: saturate, as documented.
+            this.stallThresholdNanos = threshold.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
+                    : threshold.toNanos();
             return this;
         }
 

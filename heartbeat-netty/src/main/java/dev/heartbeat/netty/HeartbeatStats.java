@@ -14,10 +14,16 @@ import dev.heartbeat.core.TimerStats;
  * @param closedWriterIdle channels closed for writer idleness (close policies)
  * @param closedAllIdle channels closed for all idleness (close policies)
  * @param closedPingTimeout channels closed after too many unanswered pings (ping policy)
- * @param pingsSent pings written (ping policy)
+ * @param pingsSent pings written successfully (ping policy)
+ * @param pingWriteFailures pings whose factory threw or whose write failed; they count as neither
+ *     sent nor missed, and the ping policy tries again after the ping timeout
  * @param stallRechecks checks deferred because the worker was late by more than the stall threshold
- * @param actionFailures actions that threw on the event loop (a ping factory or a downstream handler)
+ * @param actionFailures actions that threw on the event loop (a downstream handler)
  * @param dispatchRejected action batches an event loop refused because it was shutting down
+ * @param staleVerdicts actions dropped on the event loop because they were decided under a
+ *     configuration the channel no longer had
+ * @param unmonitoredChannels channels that became active (or were reconfigured) after the monitor
+ *     was closed, and so have no idle detection
  * @param workerCpuNanos CPU time of the worker thread, or -1 if not running or not measurable
  * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...
  */
@@ -31,9 +37,12 @@ public record HeartbeatStats(
         long closedAllIdle,
         long closedPingTimeout,
         long pingsSent,
+        long pingWriteFailures,
         long stallRechecks,
         long actionFailures,
         long dispatchRejected,
+        long staleVerdicts,
+        long unmonitoredChannels,
         long workerCpuNanos,
         TimerStats timer) {
 

@@ -50,14 +50,18 @@ class HeartbeatHandlerTest {
         monitor.close();
     }
 
-    /** Records user events and exceptions that reach the end of the pipeline. */
+    /** Records user events and exceptions that reach it; optionally closes the channel on the first idle event. */
     static final class Recorder extends ChannelInboundHandlerAdapter {
         final List<Object> events = new ArrayList<>();
         final List<Throwable> errors = new ArrayList<>();
+        boolean closeOnIdle;
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             events.add(evt);
+            if (closeOnIdle && evt instanceof IdleStateEvent) {
+                ctx.close();
+            }
         }
 
         @Override
@@ -103,7 +107,7 @@ class HeartbeatHandlerTest {
         }
     }
 
-    private static HeartbeatConfig events(long readerMs, long writerMs, long allMs) {
+    static HeartbeatConfig events(long readerMs, long writerMs, long allMs) {
         return HeartbeatConfig.events(false, readerMs, writerMs, allMs, TimeUnit.MILLISECONDS);
     }
 
@@ -351,7 +355,7 @@ class HeartbeatHandlerTest {
         advance(1_000 + LATE);
         assertEquals(1, r.errors.size());
         assertEquals("no ping for you", r.errors.get(0).getMessage());
-        assertEquals(1, monitor.stats().actionFailures());
+        assertEquals(1, monitor.stats().pingWriteFailures());
     }
 
     // ------------------------------------------------------------------ reconfiguration
