@@ -52,11 +52,9 @@ final class HeartbeatHandler extends TimerEntry
     static final int ALL_FIRST = 1 << 5;
     static final int SEND_PING = 1 << 6;
     static final int PING_TIMEOUT = 1 << 7;
-    /**
-     * The all-idle check ran before the writer check (IdleStateHandler's task order): with
-     * observeOutput, the first of the two to look at the outbound buffer takes its change.
-     */
-    static final int ALL_BEFORE_WRITER = 1 << 8;
+    /** The order to fire reader, writer and all events in: a {@link CheckOrder} index in these three bits. */
+    private static final int ORDER_SHIFT = 10;
+    private static final int ORDER_BITS = 7 << ORDER_SHIFT;
     /** Ping again after a missed answer: due because of the miss, not because of idleness. */
     static final int RESEND_PING = 1 << 9;
     /** The action bits live in the low half of the hand-off word, the config tag in the high half. */
@@ -157,6 +155,8 @@ final class HeartbeatHandler extends TimerEntry
     private long nextWriterCheck;
     private long nextAllCheck;
     private int judgement;
+    /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last. */
+    private byte scheduleOrder;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
@@ -387,11 +387,7 @@ final class HeartbeatHandler extends TimerEntry
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
         nextAllCheck = start + cfg.allIdleNanos;
-        OutputObserver out = output;
-        if (out != null) {
-            out.writerSequence = ++out.sequence; // IdleStateHandler schedules the writer task before the all task
-            out.allSequence = ++out.sequence;
-        }
+        scheduleOrder = CheckOrder.INITIAL;
     }
 
     private long judgeIdle(HeartbeatConfig cfg, long now) {
@@ -399,68 +395,49 @@ final class HeartbeatHandler extends TimerEntry
         long write = (long) LAST_WRITE.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
+        // Which of IdleStateHandler's three tasks would have run by now, and when each ran.
+        int due = 0;
+        long readerAt = 0;
+        long writerAt = 0;
+        long allAt = 0;
+        if (cfg.readerIdleNanos > 0 && now - nextReaderCheck >= 0) {
+            due |= 1 << CheckOrder.READER;
+            readerAt = checkTime(nextReaderCheck, cfg.readerIdleNanos, now);
+            nextReaderCheck = check(readerAt, cfg.readerIdleNanos, read, busy, READER_WAS_IDLE, READER,
+                    READER_FIRST);
+        }
+        if (cfg.writerIdleNanos > 0 && now - nextWriterCheck >= 0) {
+            due |= 1 << CheckOrder.WRITER;
+            writerAt = checkTime(nextWriterCheck, cfg.writerIdleNanos, now);
+            nextWriterCheck = check(writerAt, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER,
+                    WRITER_FIRST);
+        }
+        if (cfg.allIdleNanos > 0 && now - nextAllCheck >= 0) {
+            due |= 1 << CheckOrder.ALL;
+            allAt = checkTime(nextAllCheck, cfg.allIdleNanos, now);
+            nextAllCheck = check(allAt, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL,
+                    ALL_FIRST);
+        }
+        if (due != 0) {
+            // The checks are independent here; the order matters on the event loop (see CheckOrder).
+            int run = CheckOrder.runOrder(scheduleOrder, due, readerAt, writerAt, allAt);
+            scheduleOrder = (byte) CheckOrder.afterRun(scheduleOrder, run, due);
+            monitor.verdict |= run << ORDER_SHIFT;
+        }
         long next = 0;
         boolean any = false;
         if (cfg.readerIdleNanos > 0) {
-            if (now - nextReaderCheck >= 0) {
-                nextReaderCheck = check(checkTime(nextReaderCheck, cfg.readerIdleNanos, now), cfg.readerIdleNanos,
-                        read, busy, READER_WAS_IDLE, READER, READER_FIRST);
-            }
             next = nextReaderCheck;
             any = true;
         }
-        long writerAt = 0;
-        long allAt = 0;
-        boolean writerRan = false;
-        boolean allRan = false;
         if (cfg.writerIdleNanos > 0) {
-            if (now - nextWriterCheck >= 0) {
-                writerRan = true;
-                writerAt = checkTime(nextWriterCheck, cfg.writerIdleNanos, now);
-                nextWriterCheck = check(writerAt, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER,
-                        WRITER_FIRST);
-            }
             next = any ? earliest(next, nextWriterCheck) : nextWriterCheck;
             any = true;
         }
         if (cfg.allIdleNanos > 0) {
-            if (now - nextAllCheck >= 0) {
-                allRan = true;
-                allAt = checkTime(nextAllCheck, cfg.allIdleNanos, now);
-                nextAllCheck = check(allAt, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL,
-                        ALL_FIRST);
-            }
             next = any ? earliest(next, nextAllCheck) : nextAllCheck;
         }
-        OutputObserver out = output;
-        if (cfg.observeOutput && out != null) {
-            orderOutputChecks(out, writerRan, writerAt, allRan, allAt);
-        }
         return next;
-    }
-
-    /**
-     * With observeOutput, the first of the writer and all checks to look at the outbound buffer takes
-     * its change, so their order matters. IdleStateHandler runs its tasks by due time, ties in the
-     * order they were scheduled; each is scheduled again when it runs. This replays that order with a
-     * scheduling sequence number per kind.
-     */
-    private void orderOutputChecks(OutputObserver out, boolean writerRan, long writerAt, boolean allRan, long allAt) {
-        boolean allFirst = writerRan && allRan
-                && (allAt - writerAt < 0 || (allAt == writerAt && out.allSequence < out.writerSequence));
-        int verdict = monitor.verdict;
-        if (allFirst && (verdict & (WRITER | WRITER_FIRST)) != 0 && (verdict & (ALL | ALL_FIRST)) != 0) {
-            monitor.verdict |= ALL_BEFORE_WRITER;
-        }
-        if (allFirst) {
-            out.allSequence = ++out.sequence;
-        }
-        if (writerRan) {
-            out.writerSequence = ++out.sequence;
-        }
-        if (allRan && !allFirst) {
-            out.allSequence = ++out.sequence;
-        }
     }
 
     /** When a check due at {@code due} is taken: then, or now if it is a whole period late (a stall). */
@@ -644,56 +621,53 @@ final class HeartbeatHandler extends TimerEntry
         return lifecycle == ACTIVE && ctx.channel().isOpen();
     }
 
+    /** Fires the idle events of {@code bits} in IdleStateHandler's order, each only while the channel can take it. */
     private void fireEvents(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
         int serial = configSerial;
-        if ((bits & (READER | READER_FIRST)) != 0 && readerIdle(cfg, now)) {
-            monitor.idleEvent(HeartbeatMonitor.READER_KIND);
-            ctx.fireUserEventTriggered((bits & READER_FIRST) != 0
-                    ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT);
-        }
-        if ((bits & ALL_BEFORE_WRITER) != 0) {
-            fireAllIdle(ctx, cfg, bits, now, serial);
-            fireWriterIdle(ctx, cfg, bits, now, serial);
-        } else {
-            fireWriterIdle(ctx, cfg, bits, now, serial);
-            fireAllIdle(ctx, cfg, bits, now, serial);
-        }
-    }
-
-    private void fireWriterIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now, int serial) {
-        if (serial == configSerial && canAct() && writerIdle(cfg, bits, now)) {
-            monitor.idleEvent(HeartbeatMonitor.WRITER_KIND);
-            ctx.fireUserEventTriggered((bits & WRITER_FIRST) != 0
-                    ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT);
+        int order = (bits & ORDER_BITS) >>> ORDER_SHIFT;
+        for (int i = 0; i < 3; i++) {
+            int kind = CheckOrder.kindAt(order, i);
+            if (serial != configSerial || !canAct()) {
+                return; // a user handler closed, removed or reconfigured in reaction to the last event
+            }
+            if (idle(kind, cfg, bits, now)) {
+                monitor.idleEvent(kind);
+                ctx.fireUserEventTriggered(event(kind, bits));
+            }
         }
     }
 
-    private void fireAllIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now, int serial) {
-        if (serial == configSerial && canAct() && allIdle(cfg, bits, now)) {
-            monitor.idleEvent(HeartbeatMonitor.ALL_KIND);
-            ctx.fireUserEventTriggered((bits & ALL_FIRST) != 0
-                    ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT);
+    private static IdleStateEvent event(int kind, int bits) {
+        switch (kind) {
+            case CheckOrder.READER:
+                return (bits & READER_FIRST) != 0
+                        ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT;
+            case CheckOrder.WRITER:
+                return (bits & WRITER_FIRST) != 0
+                        ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT;
+            default:
+                return (bits & ALL_FIRST) != 0
+                        ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT;
         }
     }
 
+    /** Closes for the first idle kind of {@code bits}, in IdleStateHandler's order, if any is still idle. */
     private void closeIfIdle(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
-        int kind;
-        boolean allFirst = (bits & ALL_BEFORE_WRITER) != 0;
-        if ((bits & (READER | READER_FIRST)) != 0 && readerIdle(cfg, now)) {
-            kind = HeartbeatMonitor.READER_KIND;
-        } else if (allFirst && allIdle(cfg, bits, now)) {
-            kind = HeartbeatMonitor.ALL_KIND;
-        } else if (writerIdle(cfg, bits, now)) {
-            kind = HeartbeatMonitor.WRITER_KIND;
-        } else if (!allFirst && allIdle(cfg, bits, now)) {
-            kind = HeartbeatMonitor.ALL_KIND;
-        } else {
+        int order = (bits & ORDER_BITS) >>> ORDER_SHIFT;
+        int kind = -1;
+        for (int i = 0; i < 3 && kind < 0; i++) {
+            int k = CheckOrder.kindAt(order, i);
+            if (idle(k, cfg, bits, now)) {
+                kind = k;
+            }
+        }
+        if (kind < 0) {
             return; // activity since the worker's verdict: its next check will look again
         }
         monitor.idleClose(kind);
         if (cfg.policy == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION) {
             int serial = configSerial;
-            ctx.fireExceptionCaught(kind == HeartbeatMonitor.WRITER_KIND
+            ctx.fireExceptionCaught(kind == CheckOrder.WRITER
                     ? WriteTimeoutException.INSTANCE : ReadTimeoutException.INSTANCE);
             if (serial != configSerial || !canAct()) {
                 return; // a handler reacted to the exception (closed, removed or reconfigured): done
@@ -758,23 +732,24 @@ final class HeartbeatHandler extends TimerEntry
         ctx.close();
     }
 
-    private boolean readerIdle(HeartbeatConfig cfg, long now) {
-        return cfg.readerIdleNanos > 0 && !(boolean) READING.getOpaque(this)
-                && now - (long) LAST_READ.getOpaque(this) >= cfg.readerIdleNanos;
-    }
-
-    private boolean writerIdle(HeartbeatConfig cfg, int bits, long now) {
-        return (bits & (WRITER | WRITER_FIRST)) != 0 && cfg.writerIdleNanos > 0
-                && now - (long) LAST_WRITE.getOpaque(this) >= cfg.writerIdleNanos
-                && !outputChanged(cfg, (bits & WRITER_FIRST) != 0);
-    }
-
-    private boolean allIdle(HeartbeatConfig cfg, int bits, long now) {
-        return (bits & (ALL | ALL_FIRST)) != 0 && cfg.allIdleNanos > 0
-                && !(boolean) READING.getOpaque(this)
-                && now - latest((long) LAST_READ.getOpaque(this), (long) LAST_WRITE.getOpaque(this))
-                        >= cfg.allIdleNanos
-                && !outputChanged(cfg, (bits & ALL_FIRST) != 0);
+    /** Event loop: whether the verdict's {@code kind} still holds from the current stamps. */
+    private boolean idle(int kind, HeartbeatConfig cfg, int bits, long now) {
+        switch (kind) {
+            case CheckOrder.READER:
+                return (bits & (READER | READER_FIRST)) != 0 && cfg.readerIdleNanos > 0
+                        && !(boolean) READING.getOpaque(this)
+                        && now - (long) LAST_READ.getOpaque(this) >= cfg.readerIdleNanos;
+            case CheckOrder.WRITER:
+                return (bits & (WRITER | WRITER_FIRST)) != 0 && cfg.writerIdleNanos > 0
+                        && now - (long) LAST_WRITE.getOpaque(this) >= cfg.writerIdleNanos
+                        && !outputChanged(cfg, (bits & WRITER_FIRST) != 0);
+            default:
+                return (bits & (ALL | ALL_FIRST)) != 0 && cfg.allIdleNanos > 0
+                        && !(boolean) READING.getOpaque(this)
+                        && now - latest((long) LAST_READ.getOpaque(this), (long) LAST_WRITE.getOpaque(this))
+                                >= cfg.allIdleNanos
+                        && !outputChanged(cfg, (bits & ALL_FIRST) != 0);
+        }
     }
 
     private boolean outputChanged(HeartbeatConfig cfg, boolean first) {
@@ -846,12 +821,6 @@ final class HeartbeatHandler extends TimerEntry
      * checks. Event loop only; allocated only for configurations that observe output.
      */
     private static final class OutputObserver {
-        // Worker only (published with the schedule request that follows the observer's creation):
-        // the order in which the pending writer and all checks were scheduled, to order them on a tie.
-        long sequence;
-        long writerSequence;
-        long allSequence;
-
         private final Channel channel;
         private long lastWriteSeen;
         private int lastMessageHash;

@@ -58,9 +58,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitor.class);
 
-    static final int READER_KIND = 0;
-    static final int WRITER_KIND = 1;
-    static final int ALL_KIND = 2;
+    // Counter indexes: the idle kinds are CheckOrder's, the ping timeout follows.
+    static final int READER_KIND = CheckOrder.READER;
+    static final int WRITER_KIND = CheckOrder.WRITER;
+    static final int ALL_KIND = CheckOrder.ALL;
     static final int PING_KIND = 3;
 
     final TimerWorker<HeartbeatHandler> worker;
