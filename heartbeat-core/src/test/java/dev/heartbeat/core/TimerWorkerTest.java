@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +58,53 @@ class TimerWorkerTest {
         assertEquals(0, stats.entries());
         assertEquals(1, stats.requestsDrained());
         assertTrue(stats.worstLatenessNanos() >= 0 && stats.worstLatenessNanos() <= TICK);
+    }
+
+    @Test
+    void shouldReArmFromAHandlerWhenDrivenFromAnotherThread() throws Exception {
+        AtomicReference<TimerWorker<TimerEntry>> self = new AtomicReference<>();
+        TimerWorker<TimerEntry> worker = worker((e, now) -> {
+            fired.add(e);
+            self.get().rearm(e, now + 10 * MS);
+        });
+        self.set(worker);
+        TimerEntry entry = new TimerEntry();
+        worker.schedule(entry, ticker.nanoTime() + 10 * MS);
+        worker.doWork(); // the first driver: this thread
+        Thread other = new Thread(() -> {
+            for (int i = 0; i < 35; i++) {
+                ticker.advance(1, TimeUnit.MILLISECONDS);
+                worker.doWork();
+            }
+        });
+        other.start();
+        other.join();
+        assertEquals(3, fired.size(), "fired at about 10, 21 and 32 ms, from the other thread");
+        assertEquals(0, worker.stats().callbackFailures(), "rearm accepted the other thread's cycle");
+        assertEquals(1, worker.stats().entries(), "still armed");
+    }
+
+    @Test
+    void shouldRefuseTwoThreadsDrivingAtOnce() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TimerWorker<TimerEntry> worker = worker((e, now) -> {
+            inside.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        worker.schedule(new TimerEntry(), ticker.nanoTime());
+        Thread driver = new Thread(worker::doWork);
+        driver.start();
+        inside.await();
+        IllegalStateException e = assertThrows(IllegalStateException.class, worker::doWork);
+        assertTrue(e.getMessage().contains("one thread at a time"), e.getMessage());
+        release.countDown();
+        driver.join();
+        worker.doWork(); // free again
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -46,8 +47,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>What is compared.</b> Per kind (reader, writer, all), the sequences of events must be
  * equal, pair by pair, with {@code 0 <= heartbeatTime - nettyTime <= tick + step}. Events of
- * different kinds are compared per kind because within a tick their interleaving is not defined
- * (Heartbeat fires the kinds due in one worker cycle as reader, writer, all). An event
+ * different kinds are compared per kind, because Heartbeat fires all the kinds due in one worker
+ * cycle together (in IdleStateHandler's order), where IdleStateHandler may fire them a ms apart. An event
  * {@code IdleStateHandler} fired in the last {@code tick + step} of a trace may still be on its way
  * from Heartbeat and is not required. With observeOutput, an idle writer check and an idle all check
  * at the same time share the "did the outbound buffer change" state, so which one is suppressed
@@ -61,7 +62,13 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Operations: inbound read batch ({@code writeInbound} of 1-3 messages), a read batch left open
  * ({@code writeOneInbound}) and closed later ({@code flushInbound}), write and flush, write without
- * flush, flush alone (writes of 0-3 bytes, some with the void promise), and time advances.
+ * flush, flush alone (writes of 0-3 bytes, some with the void promise), time advances, and new
+ * settings mid-trace ({@code monitor.reconfigure} against a new {@code IdleStateHandler} in place of
+ * the old one; see {@link Trace#reconfigure()}). One trace in eight closes the channel from the
+ * user's handler on the first idle event, as a typical user does: both must deliver that one event
+ * and no other, which checks that Heartbeat fires the kinds due together in {@code IdleStateHandler}'s
+ * task order (see {@link CheckOrder}). Clocks start anywhere: near {@code Long.MAX_VALUE} (wrapping),
+ * near {@code Long.MIN_VALUE}, just below zero, or at random.
  *
  * <p>Properties: {@code -Dheartbeat.seed=N} replays a whole run, {@code -Dheartbeat.trace=N} one
  * trace (its seed is in the failure message), {@code -Dheartbeat.traces=N} sets how many traces run.
@@ -80,6 +87,8 @@ class IdleStateDifferentialTest {
     private static final boolean STRICT_OUTPUT_ORDER =
             Boolean.parseBoolean(System.getProperty("heartbeat.strictOutputOrder", "true"));
     private static final IdleState[] KINDS = {IdleState.READER_IDLE, IdleState.WRITER_IDLE, IdleState.ALL_IDLE};
+    /** The name of IdleStateHandler in its pipeline. */
+    private static final String IDLE = "idle";
 
     @Test
     void heartbeatFiresWhatIdleStateHandlerFires() {
@@ -106,6 +115,9 @@ class IdleStateDifferentialTest {
         long ops = 0;
         long virtualMs = 0;
         int fullyCompared = 0;
+        int reconfigured = 0;
+        int closedOnFirst = 0;
+        int belowZero = 0;
         int i = 0;
         for (; fullyCompared < TRACES; i++) {
             long traceSeed = seeds.nextLong();
@@ -123,12 +135,17 @@ class IdleStateDifferentialTest {
             ops += trace.ops;
             droppedOps += trace.droppedOps;
             virtualMs += trace.nowMs;
+            reconfigured += trace.reconfigures > 0 ? 1 : 0;
+            closedOnFirst += trace.closeOnFirstEvent && !trace.nettyEvents.isEmpty() ? 1 : 0;
+            belowZero += trace.tickerStart < 0 || trace.tickerStart > Long.MAX_VALUE - 3_000 * MS ? 1 : 0;
         }
         System.out.printf(Locale.ROOT, "IdleStateDifferentialTest: %d traces (%d compared in full, %d for the reader "
                 + "only: observeOutput with coinciding writer and all checks), %d events, %d operations (%d dropped "
-                + "near checks), %d s virtual, in %d ms (%d ms CPU)%n", i, fullyCompared, i - fullyCompared, events, ops,
-                droppedOps, virtualMs / 1000, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                TimeUnit.NANOSECONDS.toMillis(threads.getCurrentThreadCpuTime() - cpuStarted));
+                + "near checks), %d s virtual, in %d ms (%d ms CPU); %d traces reconfigured mid-trace, %d closed by "
+                + "the user on the first event, %d with the clock below zero%n", i, fullyCompared, i - fullyCompared,
+                events, ops, droppedOps, virtualMs / 1000, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                TimeUnit.NANOSECONDS.toMillis(threads.getCurrentThreadCpuTime() - cpuStarted), reconfigured,
+                closedOnFirst, belowZero);
     }
 
     /** An idle event and the virtual time (ms since the trace began) it reached the end of the pipeline. */
@@ -151,17 +168,22 @@ class IdleStateDifferentialTest {
     private static final class Recorder extends ChannelInboundHandlerAdapter {
         private final List<Fired> fired;
         private final LongSupplier nowMs;
+        private final boolean closeOnFirst;
         private final List<Throwable> errors = new ArrayList<>();
 
-        Recorder(List<Fired> fired, LongSupplier nowMs) {
+        Recorder(List<Fired> fired, LongSupplier nowMs, boolean closeOnFirst) {
             this.fired = fired;
             this.nowMs = nowMs;
+            this.closeOnFirst = closeOnFirst;
         }
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent e) {
                 fired.add(new Fired(e, nowMs.getAsLong()));
+                if (closeOnFirst) {
+                    ctx.close();
+                }
             } else {
                 ctx.fireUserEventTriggered(evt);
             }
@@ -169,7 +191,9 @@ class IdleStateDifferentialTest {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.add(cause);
+            if (!(closeOnFirst && cause instanceof ClosedChannelException)) { // a pending void-promise write failed
+                errors.add(cause);
+            }
         }
     }
 
@@ -177,10 +201,12 @@ class IdleStateDifferentialTest {
     private static final class Trace {
         private final long seed;
         private final SplittableRandom rnd;
-        private final long readerMs;
-        private final long writerMs;
-        private final long allMs;
-        private final boolean observeOutput;
+        private long readerMs;
+        private long writerMs;
+        private long allMs;
+        private boolean observeOutput;
+        /** Both recorders close the channel on the first idle event, as a typical user handler does. */
+        private final boolean closeOnFirstEvent;
         private final long tickerStart;
         private final long tickPhase;
 
@@ -197,7 +223,12 @@ class IdleStateDifferentialTest {
         private final StringBuilder log = new StringBuilder();
         /** Virtual time, ms since the trace began. */
         private long nowMs;
+        /** Netty's clock at the trace's start. */
+        private long nettyBase;
+        private int reconfigures;
         private boolean readOpen;
+        /** A write waits for a flush: its completion would stamp the old IdleStateHandler, not a new one. */
+        private boolean unflushed;
         /** Only reader events were compared: see {@link #outputCheckOrderDiffers()}. */
         private boolean readerOnly;
         private int ops;
@@ -225,8 +256,19 @@ class IdleStateDifferentialTest {
             writerMs = w;
             allMs = a;
             observeOutput = (w > 0 || a > 0) && rnd.nextBoolean(); // only writer and all idleness observe output
-            tickerStart = rnd.nextInt(4) == 0 ? Long.MAX_VALUE - rnd.nextLong(3_000 * MS) : rnd.nextLong(); // some wrap
+            closeOnFirstEvent = rnd.nextInt(8) == 0;
+            switch (rnd.nextInt(6)) {
+                case 0: tickerStart = Long.MAX_VALUE - rnd.nextLong(3_000 * MS); break; // wraps to negative
+                case 1: tickerStart = Long.MIN_VALUE + rnd.nextLong(3_000 * MS); break; // the most negative
+                case 2: tickerStart = -rnd.nextLong(3_000 * MS); break;                 // crosses zero
+                default: tickerStart = rnd.nextLong(); break;
+            }
             tickPhase = rnd.nextLong(TICK_NANOS);
+        }
+
+        /** The longest timeout in force (at least 1 ms, so time still moves after a reconfigure to nothing). */
+        private long maxMs() {
+            return Math.max(1, Math.max(readerMs, Math.max(writerMs, allMs)));
         }
 
         private long timeout() {
@@ -252,22 +294,21 @@ class IdleStateDifferentialTest {
             netty = new EmbeddedChannel();
             netty.freezeTime(); // before the handler is added, so it starts at a whole virtual ms
             long nettyBase = TimeUnit.SECONDS.toNanos(1); // Netty 4.1's clock (ticksInNanos); 4.2 reads the loop's
-            Recorder nettyRecorder = new Recorder(nettyEvents, () -> nowMs);
-            netty.pipeline().addLast(new VirtualTimeIdleStateHandler(observeOutput, readerMs, writerMs, allMs,
-                    TimeUnit.MILLISECONDS, () -> nettyBase + nowMs * MS, this::checkScheduled), nettyRecorder);
+            Recorder nettyRecorder = new Recorder(nettyEvents, () -> nowMs, closeOnFirstEvent);
+            netty.pipeline().addLast(IDLE, nettyHandler(nettyBase)).addLast(nettyRecorder);
 
             heartbeat = new EmbeddedChannel();
-            Recorder heartbeatRecorder = new Recorder(heartbeatEvents, () -> nowMs);
+            Recorder heartbeatRecorder = new Recorder(heartbeatEvents, () -> nowMs, closeOnFirstEvent);
             heartbeat.pipeline().addLast(monitor.newHandler(HeartbeatConfig.events(observeOutput, readerMs, writerMs,
                     allMs, TimeUnit.MILLISECONDS)), heartbeatRecorder);
+            this.nettyBase = nettyBase;
             started = true;
             try {
-                long maxMs = Math.max(readerMs, Math.max(writerMs, allMs));
                 int count = 5 + rnd.nextInt(40);
                 for (int i = 0; i < count && nowMs < 1_000; i++) {
-                    operation(maxMs);
+                    operation(maxMs());
                 }
-                advance(rnd.nextLong(maxMs + 1));
+                advance(rnd.nextLong(maxMs() + 1));
                 if (harnessError != null) {
                     return describe(harnessError);
                 }
@@ -283,6 +324,40 @@ class IdleStateDifferentialTest {
                 heartbeat.finishAndReleaseAll();
                 monitor.close();
             }
+        }
+
+        private VirtualTimeIdleStateHandler nettyHandler(long base) {
+            return new VirtualTimeIdleStateHandler(observeOutput, readerMs, writerMs, allMs, TimeUnit.MILLISECONDS,
+                    () -> base + nowMs * MS, this::checkScheduled);
+        }
+
+        /**
+         * New settings mid-trace: Heartbeat's {@code reconfigure}, and for IdleStateHandler what a user
+         * of it does, a new handler in its place (which starts measuring from now, as reconfigure does).
+         * Only between read batches and with nothing left unflushed: a new IdleStateHandler does not know
+         * a batch is open, and a write that completes later stamps the handler it passed through (the
+         * old one), while Heartbeat's one handler rightly counts it.
+         */
+        private String reconfigure() {
+            long r;
+            long w;
+            long a;
+            do {
+                r = timeout();
+                w = timeout();
+                a = timeout();
+            } while (r == 0 && w == 0 && a == 0 && rnd.nextInt(8) != 0); // rarely: to nothing at all
+            readerMs = r;
+            writerMs = w;
+            allMs = a;
+            observeOutput = (w > 0 || a > 0) && rnd.nextBoolean();
+            outputChanged = false; // the new IdleStateHandler takes the buffer as it is
+            reconfigures++;
+            netty.pipeline().replace(IDLE, IDLE, nettyHandler(nettyBase));
+            monitor.reconfigure(heartbeat, HeartbeatConfig.events(observeOutput, readerMs, writerMs, allMs,
+                    TimeUnit.MILLISECONDS));
+            return String.format(Locale.ROOT, "reconfigure: readerIdle=%d ms, writerIdle=%d ms, allIdle=%d ms, "
+                    + "observeOutput=%s", readerMs, writerMs, allMs, observeOutput);
         }
 
         private void checkScheduled(IdleState state, long delayNanos) {
@@ -336,7 +411,7 @@ class IdleStateDifferentialTest {
 
         private void operation(long maxMs) {
             int p = rnd.nextInt(100);
-            if (p < 35) {
+            if (p < 35 || !netty.isOpen() || !heartbeat.isOpen()) { // a closed channel only sees time pass
                 long ms;
                 int q = rnd.nextInt(100);
                 if (q < 45) {
@@ -356,6 +431,9 @@ class IdleStateDifferentialTest {
                 step();
                 waited++;
             }
+            if (!netty.isOpen() || !heartbeat.isOpen()) {
+                return; // closed by a user on an idle event while waiting
+            }
             if (waited > 0) {
                 logAt().append("(waited ").append(waited).append(" ms: a check was due within ").append(GUARD_MS)
                         .append(" ms)\n");
@@ -366,7 +444,9 @@ class IdleStateDifferentialTest {
                 return;
             }
             String what;
-            if (p < 52) {
+            if (p >= 97 && !readOpen && !unflushed) {
+                what = reconfigure();
+            } else if (p < 52) {
                 int n = 1 + rnd.nextInt(3);
                 Object[] msgs = new Object[n];
                 for (int i = 0; i < n; i++) {
@@ -392,6 +472,7 @@ class IdleStateDifferentialTest {
                 netty.writeAndFlush(buffer(size), promise(netty, voidPromise));
                 heartbeat.writeAndFlush(buffer(size), promise(heartbeat, voidPromise));
                 outputChanged = false; // writes complete: both next writer and all events are first ones
+                unflushed = false;
                 what = "write " + size + " B and flush" + (voidPromise ? " (void promise)" : "");
             } else if (p < 91) {
                 int size = rnd.nextInt(4);
@@ -399,11 +480,13 @@ class IdleStateDifferentialTest {
                 netty.write(buffer(size), promise(netty, voidPromise));
                 heartbeat.write(buffer(size), promise(heartbeat, voidPromise));
                 outputChanged = true; // even 0 B: the buffer counts each entry's overhead
+                unflushed = true;
                 what = "write " + size + " B, no flush" + (voidPromise ? " (void promise)" : "");
             } else {
                 netty.flush();
                 heartbeat.flush();
                 outputChanged = false;
+                unflushed = false;
                 what = "flush";
             }
             logAt().append(what).append('\n');
@@ -507,9 +590,10 @@ class IdleStateDifferentialTest {
 
         private String describe(String diff) {
             StringBuilder s = new StringBuilder();
-            s.append(String.format(Locale.ROOT, "config: readerIdle=%d ms, writerIdle=%d ms, allIdle=%d ms, "
-                    + "observeOutput=%s; Heartbeat ticker starts at %d + %d ns (tick %d ns); trace seed %d%n",
-                    readerMs, writerMs, allMs, observeOutput, tickerStart, tickPhase, TICK_NANOS, seed));
+            s.append(String.format(Locale.ROOT, "config at the end: readerIdle=%d ms, writerIdle=%d ms, allIdle=%d ms, "
+                    + "observeOutput=%s (%d reconfigures, close on the first event: %s); Heartbeat ticker starts at "
+                    + "%d + %d ns (tick %d ns); trace seed %d%n", readerMs, writerMs, allMs, observeOutput,
+                    reconfigures, closeOnFirstEvent, tickerStart, tickPhase, TICK_NANOS, seed));
             s.append("first difference per kind:\n").append(diff);
             s.append("trace (virtual ms since the handlers were added):\n").append(log);
             s.append(String.format(Locale.ROOT, "%7d ms  end%n", nowMs));

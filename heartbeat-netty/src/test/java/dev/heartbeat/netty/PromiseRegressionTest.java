@@ -395,6 +395,7 @@ class PromiseRegressionTest {
     // ------------------------------------------------------------------ 12. reconfigure on the handler's executor
 
     @Test
+    @SuppressWarnings("deprecation") // addLast(group, ...) is deprecated in Netty 4.2, and still what users call
     void reconfigureRunsOnTheExecutorTheHandlerWasAddedWith() throws Exception {
         DefaultEventLoop handlerLoop = new DefaultEventLoop();
         cleanups.add(() -> handlerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
