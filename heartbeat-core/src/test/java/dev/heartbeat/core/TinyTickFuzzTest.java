@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class TinyTickFuzzTest {
 
-    private static final int STEPS = Integer.getInteger("heartbeat.fuzzSteps", 150_000);
+    private static final int STEPS = Integer.getInteger("heartbeat.fuzzSteps", 100_000);
     private static final int RUNS = 12;
 
     @Test
