@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>{@link #workerFiresEachArmingOnceAndNeverEarly}: a {@link TimerWorker} driven with
  * {@link TimerWorker#doWork()} on a {@link ManualTicker}, with random schedule / cancel from the test
- * thread, handlers that re-arm, cancel or schedule (themselves or others) and sometimes throw. Checks:
+ * thread, handlers that re-arm, cancel or schedule (themselves or others) and sometimes throw. The
+ * worker does not expose its wheel's sleep, so time moves to the model's earliest expiry tick (where a
+ * timely worker wakes), short of it, or by random jumps; then it cycles until it has no work. Checks:
  * never early, exactly once per arming, never after a successful cancel, {@code cancel} returns
  * whether the entry was armed, nothing left past its expiry tick once the worker has nothing more to
  * do, and the stats (entries, expired, re-armed, failures) agree with the model.
