@@ -79,6 +79,8 @@ public final class TimingWheel<E extends TimerEntry> {
     /** One bit per non-empty slot, per level. */
     private final long[] occupied;
     private final TimerEntry due = newSentinel();
+    /** During {@link #expire}: the due entries the call started with and has not handed out yet. */
+    private final TimerEntry expiring = newSentinel();
 
     /** The time of the latest advance (or the start time). */
     private long time;
@@ -263,6 +265,7 @@ public final class TimingWheel<E extends TimerEntry> {
             clearList(slots[i]);
         }
         clearList(due);
+        clearList(expiring);
         java.util.Arrays.fill(occupied, 0);
         size = 0;
         dueCount = 0;
@@ -374,16 +377,42 @@ public final class TimingWheel<E extends TimerEntry> {
 
     @SuppressWarnings("unchecked")
     private int expire(long now, int budget, ExpiryHandler<? super E> handler) {
+        if (budget == 0) {
+            return 0;
+        }
+        // Hand out only the entries due when the call started: a handler that cancels one of them
+        // must not make room for an entry it re-armed into the past, which waits for the next call.
+        // The entries stay DUE (and counted) on either list, so cancel and schedule work unchanged.
+        spliceToFront(due, expiring);
         int expired = 0;
-        // Re-check dueCount: a handler may cancel entries that were due.
-        while (expired < budget && dueCount != 0) {
-            TimerEntry entry = due.next;
-            unlink(entry);
-            size--;
-            expired++;
-            handler.onExpired((E) entry, now);
+        try {
+            while (expired < budget && expiring.next != expiring) {
+                TimerEntry entry = expiring.next;
+                unlink(entry);
+                size--;
+                expired++;
+                handler.onExpired((E) entry, now);
+            }
+        } finally {
+            spliceToFront(expiring, due); // what is left stays ahead of what handlers made due
         }
         return expired;
+    }
+
+    /** Moves every entry of the list {@code from} to the front of the list {@code to}. */
+    private static void spliceToFront(TimerEntry from, TimerEntry to) {
+        TimerEntry first = from.next;
+        if (first == from) {
+            return;
+        }
+        TimerEntry last = from.prev;
+        TimerEntry oldFirst = to.next;
+        to.next = first;
+        first.prev = to;
+        last.next = oldFirst;
+        oldFirst.prev = last;
+        from.next = from;
+        from.prev = from;
     }
 
     /**
@@ -421,7 +450,7 @@ public final class TimingWheel<E extends TimerEntry> {
             }
             seen += count;
         }
-        int dueSeen = checkList(due, TimerEntry.DUE);
+        int dueSeen = checkList(due, TimerEntry.DUE) + checkList(expiring, TimerEntry.DUE);
         if (dueSeen != dueCount) {
             throw new AssertionError("due list has " + dueSeen + " entries, counted " + dueCount);
         }

@@ -262,6 +262,34 @@ class TimingWheelTest {
         wheel.checkInvariants();
     }
 
+    /** Found by {@link TinyTickFuzzTest}: a cancelled due entry left room in the call's budget. */
+    @ParameterizedTest
+    @MethodSource("clocks")
+    void shouldNotHandOutAnEntryRearmedIntoThePastAgainInTheSameAdvanceWhenAHandlerCancelsAnotherDueEntry(
+            long start) {
+        TimingWheel<TimerEntry> wheel = new TimingWheel<>(start);
+        TimerEntry first = new TimerEntry();
+        TimerEntry second = new TimerEntry();
+        wheel.schedule(first, start + TICK);
+        wheel.schedule(second, start + TICK);
+        ExpiryHandler<TimerEntry> cancelOtherAndRearmInThePast = (e, now) -> {
+            fired.add(e);
+            if (fired.size() == 1) {
+                wheel.cancel(e == first ? second : first);
+                wheel.schedule(e, now - 1);
+            }
+        };
+        assertEquals(1, wheel.advance(start + TICK, 100, cancelOtherAndRearmInThePast),
+                "the re-armed entry waits for the next call");
+        assertEquals(1, fired.size());
+        assertTrue(wheel.hasDue());
+        wheel.checkInvariants();
+        assertEquals(1, wheel.advance(start + TICK, 100, cancelOtherAndRearmInThePast));
+        assertEquals(2, fired.size());
+        assertTrue(wheel.isEmpty());
+        wheel.checkInvariants();
+    }
+
     @ParameterizedTest
     @MethodSource("clocks")
     void shouldLetAHandlerCancelAnotherDueEntry(long start) {
