@@ -63,8 +63,22 @@ public class TimerEntry {
     }
 
     /**
-     * The deadline this entry was last scheduled at, in the wheel's time base. Only meaningful on the
-     * thread that owns the wheel.
+     * Timer slack: the time a {@link TimerWorker} places this entry at for a requested or re-armed
+     * {@code deadline}. Never before the deadline; the default is the deadline itself. An entry that
+     * rounds its deadlines up to a coarse grid (a power of two of nanoseconds, say) lets the worker
+     * serve many entries with one wake-up, as the Linux kernel's timer slack does; its lateness grows
+     * by at most the grid. Called on the worker's thread only; must not throw.
+     *
+     * @param deadline the deadline asked for
+     * @return the time to fire at, {@code >= deadline} by subtraction
+     */
+    protected long coalesce(long deadline) {
+        return deadline;
+    }
+
+    /**
+     * The deadline this entry was last scheduled at in the wheel (after {@link #coalesce}), in the
+     * wheel's time base. Only meaningful on the thread that owns the wheel.
      */
     public final long deadline() {
         return deadline;
@@ -97,7 +111,11 @@ public class TimerEntry {
         REQUESTED_DEADLINE.setOpaque(this, deadline);
     }
 
-    final long requestedDeadline() {
+    /**
+     * The deadline of the latest schedule request, as requested (before {@link #coalesce}). Read on
+     * the worker's thread, for instance by the expiry handler of the first expiry after a request.
+     */
+    public final long requestedDeadline() {
         return (long) REQUESTED_DEADLINE.getOpaque(this);
     }
 }

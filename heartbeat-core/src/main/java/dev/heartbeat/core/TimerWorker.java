@@ -56,10 +56,15 @@ import org.slf4j.LoggerFactory;
  *   worker after handler:    FIRING         -> ARMED if re-armed, else IDLE
  * </pre>
  *
- * <p>The worker parks until the wheel's next work or a request. A requester unparks it only if it saw
- * the worker's {@code parked} flag set (Dekker style: the worker sets the flag, then re-checks the
- * queue; a requester offers, then checks the flag), so one unpark serves every request queued behind
- * it and a busy worker is never signalled.
+ * <p>Wake-ups follow work, not requests. The worker parks until the wheel's next work, but at most
+ * {@link #MAX_SLEEP_NANOS} while the wheel holds entries (until a request, if it is empty), and
+ * publishes when it will wake. A schedule request wakes it only if its deadline is earlier than that
+ * and the worker's {@code parked} flag is set (Dekker style: the worker publishes the wake time, sets
+ * the flag, then re-checks the queue; a requester offers, then checks the flag and the wake time),
+ * so one unpark serves every request queued behind it, a busy worker is never signalled, and a
+ * steady stream of registrations for later deadlines costs no wake-up at all. A cancel never wakes
+ * it: it is applied at the next wake-up, at most a second later. Entries may ask for timer slack
+ * ({@link TimerEntry#coalesce}) so that nearby deadlines share one wake-up.
  *
  * @param <E> the entry type
  */
@@ -67,6 +72,13 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TimerWorker.class);
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * The longest the worker sleeps while the wheel holds entries: a request for a later deadline
+     * does not wake it, so a cancel or a far deadline waits at most this long in the queue.
+     */
+    static final long MAX_SLEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** {@link #wakeAt} of a worker parked with an empty wheel: every schedule request wakes it. */
+    private static final long FOREVER = 1L << 62;
 
     private static final int NEW = 0;
     private static final int RUNNING = 1;
@@ -106,6 +118,11 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     private volatile int lifecycle = NEW;
     /** Set by the worker before it parks; cleared by whoever wakes it. Volatile and CAS. */
     private volatile boolean parked;
+    /**
+     * While {@link #parked}: when the worker will wake by itself. Written by the worker before it sets
+     * {@code parked}; a requester wakes it only for a deadline earlier than this. Volatile.
+     */
+    private volatile long wakeAt;
     /** The thread inside {@link #doWork} now, or null: CAS, so two threads never drive at once. */
     @SuppressWarnings("unused") // accessed through DRIVER
     private volatile Thread driver;
@@ -179,7 +196,12 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             state = entry.state();
         } while (!entry.casState(state, TimerEntry.ARMED | TimerEntry.QUEUED));
         if ((state & TimerEntry.QUEUED) == 0) {
-            enqueue(entry);
+            requests.offer(entry);
+        }
+        // Wake a parked worker only if it would otherwise wake too late for this deadline: a request
+        // for later waits in the queue until the worker's next wake-up, at most MAX_SLEEP_NANOS away.
+        if (parked && deadline - wakeAt < 0 && PARKED.compareAndSet(this, true, false)) {
+            LockSupport.unpark(thread);
         }
         return true;
     }
@@ -206,7 +228,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             return false;
         }
         if ((state & TimerEntry.QUEUED) == 0) {
-            enqueue(entry);
+            requests.offer(entry); // no wake-up: a cancel never needs the worker sooner (see MAX_SLEEP_NANOS)
         }
         return (state & TimerEntry.LIFECYCLE) == TimerEntry.ARMED;
     }
@@ -221,7 +243,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         if (Thread.currentThread() != cycleThread || entry != firing) {
             throw new IllegalStateException("rearm is only allowed from the expiry handler of the same entry");
         }
-        wheel.schedule(entry, deadline);
+        wheel.schedule(entry, entry.coalesce(deadline));
         counters.rearmed();
     }
 
@@ -242,6 +264,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
                     + threadName + "' is " + lifecycleName(lifecycle));
         }
         Thread self = Thread.currentThread();
+        // (Not parked while driven this way, so requests never try to wake a thread.)
         Thread other = (Thread) DRIVER.compareAndExchange(this, null, self);
         if (other != null) {
             throw new IllegalStateException("doWork() of '" + threadName + "' is running on " + other
@@ -259,13 +282,6 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     /** Whether the worker has announced that it parks (and no requester has woken it yet): for tests. */
     boolean isParked() {
         return parked;
-    }
-
-    private void enqueue(TimerEntry entry) {
-        requests.offer(entry);
-        if (parked && PARKED.compareAndSet(this, true, false)) {
-            LockSupport.unpark(thread);
-        }
     }
 
     private int cycle(long now) {
@@ -291,7 +307,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         int state = entry.takeRequest();
         switch (state & TimerEntry.LIFECYCLE) {
             case TimerEntry.ARMED:
-                wheel.schedule(entry, entry.requestedDeadline());
+                wheel.schedule(entry, entry.coalesce(entry.requestedDeadline()));
                 counters.scheduled();
                 break;
             case TimerEntry.CANCELLED:
@@ -361,13 +377,14 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     private void idle(long cycleStart) {
-        long delay = wheel.nanosToNextWork();
-        parked = true; // volatile: ordered before the re-check below
+        long delay = wheel.isEmpty() ? FOREVER : Math.min(wheel.nanosToNextWork(), MAX_SLEEP_NANOS);
+        wakeAt = cycleStart + delay;
+        parked = true; // volatile: ordered after wakeAt and before the re-check below (Dekker with schedule)
         if (!requests.isEmpty() || lifecycle != RUNNING) {
             parked = false;
             return;
         }
-        if (delay == Long.MAX_VALUE) {
+        if (delay == FOREVER) {
             LockSupport.park(this);
         } else {
             long remaining = delay - (ticker.nanoTime() - cycleStart);

@@ -347,8 +347,16 @@ class TimerWorkerTest {
         worker.schedule(far, System.nanoTime() + TimeUnit.HOURS.toNanos(1));
         awaitParked(worker);
         long wakeups = worker.stats().wakeups();
+        // Requests that do not need the worker sooner than it plans to wake (it sleeps at most
+        // MAX_SLEEP_NANOS while it holds entries) must not wake it: a later deadline, a cancel.
+        TimerEntry later = new TimerEntry();
+        worker.schedule(later, System.nanoTime() + TimeUnit.MINUTES.toNanos(30));
+        worker.cancel(later);
         Thread.sleep(100); // a property, not a timer wait: nothing may happen in this window
-        assertEquals(wakeups, worker.stats().wakeups(), "an idle worker must not wake up periodically");
+        assertTrue(TimerWorker.MAX_SLEEP_NANOS > TimeUnit.MILLISECONDS.toNanos(500));
+        assertEquals(wakeups, worker.stats().wakeups(),
+                "an idle worker must not wake up periodically, nor for a later deadline or a cancel");
+        assertEquals(1, worker.stats().queueDepth(), "the later request waits for the worker's own wake-up");
 
         worker.schedule(new TimerEntry(), System.nanoTime());
         assertTrue(fire.await(10, TimeUnit.SECONDS), "a request wakes the worker");

@@ -58,6 +58,8 @@ public final class HeartbeatConfig {
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
     /** The most unanswered pings that can be allowed (the count lives in 16 bits of the handler). */
     public static final int MAX_MISSED_PINGS = 10_000;
+    /** A configuration's natural coalescing window is its shortest timeout / 2^this, rounded down to a power of two. */
+    static final int COALESCING_SHIFT = 6;
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(1L << 61);
 
@@ -74,6 +76,12 @@ public final class HeartbeatConfig {
     final PingFactory pingFactory;
     /** The shortest enabled timeout: how soon after activity the first check is due. */
     final long shortestNanos;
+    /**
+     * The natural coalescing window: the largest power of two of nanoseconds that is at most 1/64 of
+     * the shortest timeout (ping timeouts included), so a deadline is delivered late by under 1.6% of
+     * it. The monitor caps it (see {@code HeartbeatMonitor.Builder#maxCoalescing}).
+     */
+    final long coalescingNanos;
     /** Whether reads matter to this configuration: the read path stamps only then. */
     final boolean tracksReads;
     /** Whether writes matter to this configuration: the write path listens only then. */
@@ -98,6 +106,8 @@ public final class HeartbeatConfig {
             }
         }
         this.shortestNanos = shortest;
+        long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
+        this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
         this.tracksReads = readerIdleNanos > 0 || allIdleNanos > 0 || policy == Policy.PING;
         this.tracksWrites = writerIdleNanos > 0 || allIdleNanos > 0 || (policy == Policy.PING && pingWhenWriterIdle);
     }

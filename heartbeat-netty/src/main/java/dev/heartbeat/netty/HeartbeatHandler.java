@@ -377,13 +377,13 @@ final class HeartbeatHandler extends TimerEntry
     /**
      * Worker, at the first expiry under a new configuration serial: starts judging {@code cfg}. Every
      * request for a handler is due {@code shortestNanos} after the moment its stamps were set, so
-     * that moment is {@code deadline() - shortestNanos}; each check starts from it, as
+     * that moment is {@code requestedDeadline() - shortestNanos}; each check starts from it, as
      * IdleStateHandler schedules its three tasks when it initialises.
      */
     private void prepare(HeartbeatConfig cfg, int serial) {
         judgedSerial = serial;
         judgement = 0;
-        long start = deadline() - cfg.shortestNanos;
+        long start = requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
         nextAllCheck = start + cfg.allIdleNanos;
@@ -562,6 +562,18 @@ final class HeartbeatHandler extends TimerEntry
         } while (!ACTIONS.compareAndSet(this, old, old != 0 && old >>> TAG_SHIFT == word >>> TAG_SHIFT
                 ? old | word : word));
         return old;
+    }
+
+    /**
+     * Worker: timer slack. Deadlines are rounded up to the configuration's coalescing window (a power
+     * of two of nanoseconds, capped by the monitor), so that the checks of many channels share one
+     * wake-up; decisions still use the exact check times, so only delivery is later, by less than
+     * the window.
+     */
+    @Override
+    protected long coalesce(long deadline) {
+        long window = monitor.coalescingWindow((HeartbeatConfig) CONFIG.getAcquire(this));
+        return window <= 1 ? deadline : (deadline + window - 1) & -window;
     }
 
     /** Event loop: takes the pending action word. */

@@ -71,6 +71,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
      * threshold, saturated, so a coarse tick is never mistaken for a pause.
      */
     private final long stallAfterNanos;
+    /** The largest coalescing window: a power of two of nanoseconds, or 0 for none. */
+    private final long maxCoalescingNanos;
 
     // Counters bumped on event loops (LongAdder: no contention between loops) or on the worker.
     private final LongAdder channels = new LongAdder();
@@ -102,8 +104,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 .maxExpirationsPerCycle(b.maxExpirationsPerCycle)
                 .build();
         long tick = worker.tickNanos();
-        this.stallAfterNanos = b.stallThresholdNanos > Long.MAX_VALUE - tick ? Long.MAX_VALUE
-                : tick + b.stallThresholdNanos;
+        this.maxCoalescingNanos = b.maxCoalescingNanos;
+        long slack = tick + maxCoalescingNanos; // the most a check is late while the worker keeps up
+        this.stallAfterNanos = b.stallThresholdNanos > Long.MAX_VALUE - slack ? Long.MAX_VALUE
+                : slack + b.stallThresholdNanos;
         this.lastFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
     }
 
@@ -311,6 +315,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 worker.stats());
     }
 
+    /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
+    long coalescingWindow(HeartbeatConfig cfg) {
+        return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
+    }
+
     /** The ticker the handlers stamp activity with. */
     public Ticker ticker() {
         return ticker;
@@ -464,6 +473,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
     }
 
+    /** The default {@link Builder#maxCoalescing}: 2^25 ns. */
+    static final long DEFAULT_MAX_COALESCING_NANOS = 1L << 25; // 33.6 ms
+
     /** Configures a {@link HeartbeatMonitor}; each setter validates its value. */
     public static final class Builder {
         private Ticker ticker = Ticker.system();
@@ -471,8 +483,28 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private String threadName = "heartbeat-monitor";
         private long stallThresholdNanos = TimeUnit.MILLISECONDS.toNanos(100);
         private int maxExpirationsPerCycle = 65_536;
+        private long maxCoalescingNanos = DEFAULT_MAX_COALESCING_NANOS;
 
         private Builder() {
+        }
+
+        /**
+         * Timer slack: the most an idle channel's action may be delayed so that the checks of many
+         * channels share one worker wake-up. Each configuration's window is the largest power of two
+         * of nanoseconds at most 1/64 of its shortest timeout (ping timeout included), capped by this;
+         * an action then comes at most one tick plus its window after its deadline, never before it.
+         * Rounded down to a power of two; 2^25 ns (33.6 ms) by default; {@code Duration.ZERO} turns
+         * coalescing off (the worker then wakes for every tick that has work).
+         *
+         * @throws IllegalArgumentException if negative or above 1 s
+         */
+        public Builder maxCoalescing(Duration max) {
+            Objects.requireNonNull(max, "maxCoalescing");
+            if (max.isNegative() || max.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("maxCoalescing must be in [0, 1s]: " + max);
+            }
+            this.maxCoalescingNanos = Long.highestOneBit(max.toNanos());
+            return this;
         }
 
         /** The time source for stamps and the wheel; {@link Ticker#system()} by default. */

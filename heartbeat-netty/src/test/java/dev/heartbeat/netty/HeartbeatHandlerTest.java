@@ -39,7 +39,9 @@ class HeartbeatHandlerTest {
     private static final long LATE = 3;
 
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(30)); // wraps
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+    // No timer slack: these tests assert exact delivery times (CoalescingTest covers the default).
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+            .build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
     @AfterEach

@@ -55,7 +55,9 @@ class PromiseRegressionTest {
     private static final long LATE = 3;
 
     private final ManualTicker ticker = new ManualTicker(-TimeUnit.SECONDS.toNanos(100)); // crosses zero
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+    // No timer slack: these tests assert exact delivery times (CoalescingTest covers the default).
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+            .build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final List<AutoCloseable> cleanups = new ArrayList<>();
 
@@ -158,7 +160,7 @@ class PromiseRegressionTest {
     @Test
     void thePingPolicyClosesASilentPeerWhileTheClockIsBelowZero() {
         ManualTicker negative = new ManualTicker(Long.MIN_VALUE + TimeUnit.HOURS.toNanos(1));
-        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(negative).build();
+        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(negative).maxCoalescing(Duration.ZERO).build();
         cleanups.add(m);
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
                 .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
@@ -249,7 +251,8 @@ class PromiseRegressionTest {
 
     @Test
     void aCoarseTickIsNotMistakenForAStall() {
-        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(ticker).tick(Duration.ofNanos(1L << 30)).build();
+        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(ticker).tick(Duration.ofNanos(1L << 30))
+                .maxCoalescing(Duration.ZERO).build();
         cleanups.add(m);
         Recorder r = new Recorder();
         EmbeddedChannel ch = new EmbeddedChannel(m.newHandler(events(5_000, 0, 0)), r);

@@ -1,0 +1,116 @@
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Timer slack in virtual time: with the default coalescing, checks of channels that became idle at
+ * scattered moments are handed out together at the points of a shared grid, so the worker has work
+ * at far fewer moments; every event still comes after its deadline (never early) and at most one
+ * tick plus the window later.
+ */
+class CoalescingTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(20)); // wraps
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        for (EmbeddedChannel ch : channels) {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    /** Per channel: when it was last read, and when its first reader idle event arrived. */
+    private record Outcome(long lastReadMs, long eventMs) {
+    }
+
+    /**
+     * 500 channels, reader idle 10 s, last read at random ms within 2 s; the worker runs every ms.
+     *
+     * @return each channel's outcome; {@code busyMs} gets the number of ms at which the worker had work
+     */
+    private List<Outcome> run(HeartbeatMonitor monitor, long[] busyMs) {
+        SplittableRandom random = new SplittableRandom(42);
+        HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build();
+        List<HeartbeatHandlerTest.Recorder> recorders = new ArrayList<>();
+        long[] lastRead = new long[500];
+        long[] eventAt = new long[500];
+        for (int i = 0; i < 500; i++) {
+            HeartbeatHandlerTest.Recorder r = new HeartbeatHandlerTest.Recorder();
+            recorders.add(r);
+            channels.add(new EmbeddedChannel(monitor.newHandler(cfg), r));
+            lastRead[i] = random.nextInt(2_000);
+            eventAt[i] = -1;
+        }
+        for (long ms = 0; ms < 14_000; ms++) {
+            ticker.advance(MS);
+            int work = monitor.runOnce();
+            for (int i = 0; i < channels.size(); i++) {
+                EmbeddedChannel ch = channels.get(i);
+                if (ms == lastRead[i]) {
+                    ch.writeInbound("last words");
+                    ch.readInbound();
+                }
+                ch.runPendingTasks();
+                if (eventAt[i] < 0 && !recorders.get(i).events.isEmpty()) {
+                    assertEquals(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, recorders.get(i).events.get(0));
+                    eventAt[i] = ms;
+                }
+            }
+            if (work > 0 && ms > 2_000) {
+                busyMs[0]++;
+            }
+        }
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            outcomes.add(new Outcome(lastRead[i], eventAt[i]));
+        }
+        return outcomes;
+    }
+
+    @Test
+    void checksShareWakeUpsAndStayWithinTheWindow() {
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> HeartbeatConfig.COALESCING_SHIFT);
+        assertEquals(1L << 27, window, "10 s / 64, rounded down to a power of two: 134 ms");
+        long capped = Math.min(window, HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS);
+        long bound = (capped + monitor.worker.tickNanos() + MS - 1) / MS + 1; // + the 1 ms step
+        long[] busy = {0};
+        List<Outcome> outcomes = run(monitor, busy);
+        long worst = 0;
+        for (Outcome o : outcomes) {
+            long late = o.eventMs - (o.lastReadMs + 10_000);
+            assertTrue(late >= 0, "early by " + -late + " ms");
+            worst = Math.max(worst, late);
+        }
+        assertTrue(worst <= bound, "late by " + worst + " ms, bound " + bound);
+        monitor.close();
+
+        ticker.advance(TimeUnit.HOURS.toNanos(1));
+        channels.forEach(EmbeddedChannel::finishAndReleaseAll);
+        channels.clear();
+        HeartbeatMonitor exact = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        long[] busyExact = {0};
+        run(exact, busyExact);
+        exact.close();
+        // 500 deadlines scattered over 2 s: about 390 distinct ms without slack; with a 33.6 ms grid
+        // at most 2 s / 33.6 ms + 1 = 61 moments (plus the requests' own wake-ups at the start).
+        assertTrue(busy[0] <= 2_000 / (capped / MS) + 2, "moments with work, coalesced: " + busy[0]);
+        assertTrue(busyExact[0] > 5 * busy[0], "without slack: " + busyExact[0] + ", with: " + busy[0]);
+    }
+}
