@@ -1,0 +1,148 @@
+package dev.heartbeat.loadtest;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A child process's side of {@link ChildProcess}: JSON messages out on stdout, one per line;
+ * commands in on stdin, one per line; and the promises that bound the child's life. It ends itself
+ * (exit status 3) when its parent exits, when stdin closes, or when its own deadline passes, so no
+ * child outlives the load test even if the coordinator is killed outright.
+ *
+ * <p>Thread-safe: {@link #send} may be called from any thread.
+ */
+final class ParentLink {
+
+    /** Exit status of a child that ended itself because its parent or its deadline went. */
+    static final int ORPHANED = 3;
+
+    private final PrintStream out;
+    private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
+
+    private ParentLink(PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * Takes over stdout and stdin, and starts the watchers.
+     *
+     * @param deadlineNanos on the {@link System#nanoTime()} clock, when this process halts regardless
+     */
+    static ParentLink start(long deadlineNanos) {
+        ParentLink link = new ParentLink(new PrintStream(System.out, false, StandardCharsets.UTF_8));
+        // Anything else printing to stdout would break the protocol: route it to stderr.
+        System.setOut(System.err);
+        Thread stdin = new Thread(link::readCommands, "parent-link-stdin");
+        stdin.setDaemon(true);
+        stdin.start();
+        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> halt("the parent process exited")));
+        Thread watchdog = new Thread(() -> {
+            long left;
+            while ((left = deadlineNanos - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.SECONDS.toNanos(1)));
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            halt("its deadline passed");
+        }, "parent-link-deadline");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        return link;
+    }
+
+    private static void halt(String why) {
+        System.err.println("load-test child: stopping: " + why);
+        System.err.flush();
+        Runtime.getRuntime().halt(ORPHANED);
+    }
+
+    private void readCommands() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                commands.add(line.trim());
+            }
+        } catch (IOException e) {
+            // treated as the end of input
+        }
+        halt("stdin closed");
+    }
+
+    /** Prints one message. */
+    void send(Map<String, Object> message) {
+        String line = Json.write(message);
+        synchronized (out) {
+            out.println(line);
+            out.flush();
+        }
+    }
+
+    /** Prints a message of a type with the given fields. */
+    void send(String type, Map<String, Object> fields) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type);
+        m.putAll(fields);
+        send(m);
+    }
+
+    /** Reports a failure the coordinator shows with the child's log. */
+    void sendError(Throwable t) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("message", t.toString());
+        send("error", m);
+    }
+
+    /**
+     * Waits for the next command starting with {@code word}, ignoring others.
+     *
+     * @throws IllegalStateException if none comes within the timeout
+     */
+    String awaitCommand(String word, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("no '" + word + "' command from the coordinator in time");
+            }
+            String c = commands.poll(left, TimeUnit.NANOSECONDS);
+            if (c != null && (c.equals(word) || c.startsWith(word + " "))) {
+                return c;
+            }
+        }
+    }
+
+    /** Prints {@code progress.get()} every {@code periodMillis} on a daemon thread, until the process ends. */
+    void sendEvery(long periodMillis, Supplier<Map<String, Object>> progress) {
+        Thread t = new Thread(() -> {
+            while (true) {
+                try {
+                    Thread.sleep(periodMillis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                send(progress.get());
+            }
+        }, "parent-link-progress");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Sleeps until a moment on the shared clock. */
+    static void sleepUntil(long nanos) throws InterruptedException {
+        long left;
+        while ((left = nanos - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+    }
+}

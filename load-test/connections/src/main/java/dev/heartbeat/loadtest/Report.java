@@ -1,0 +1,498 @@
+package dev.heartbeat.loadtest;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.netty.util.Version;
+
+/**
+ * The results of a load test, side by side: {@code report.json} (every number, the encoded
+ * histograms, the goals as measured ratios), {@code report.md} (the table and the goals) and
+ * {@code report.html} ({@link HtmlReport}: the same with charts). The same table is what the
+ * terminal shows at the end. Built once the runs are done; one thread.
+ *
+ * <p>Goals are judged from the measurements of this one run, never from constants: 0 premature
+ * closes; every silent and dying connection closed; p99 lateness within one wheel tick + 20 ms;
+ * Heartbeat's heap per connection, echo p99 and server CPU against {@code IdleStateHandler}'s (as
+ * ratios); the worker's CPU reported.
+ */
+final class Report {
+
+    /** The lateness goal's slack above one tick. */
+    static final double LATENESS_SLACK_MILLIS = 20;
+
+    final Scenario scenario;
+    final RunPlan plan;
+    final List<RunResult> results;
+    final String command;
+    final String startedAt;
+    final double wallSeconds;
+    final List<String> errors;
+
+    Report(Scenario scenario, RunPlan plan, List<RunResult> results, String command, String startedAt,
+            double wallSeconds, List<String> errors) {
+        this.scenario = scenario;
+        this.plan = plan;
+        this.results = List.copyOf(results);
+        this.command = command;
+        this.startedAt = startedAt;
+        this.wallSeconds = wallSeconds;
+        this.errors = List.copyOf(errors);
+    }
+
+    RunResult find(String impl, String transport) {
+        for (RunResult r : results) {
+            if (r.impl.equals(impl) && r.transport.equals(transport)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    List<String> transports() {
+        List<String> out = new ArrayList<>();
+        for (RunResult r : results) {
+            if (!out.contains(r.transport)) {
+                out.add(r.transport);
+            }
+        }
+        return out;
+    }
+
+    List<RunResult> of(String transport) {
+        List<RunResult> out = new ArrayList<>();
+        for (RunResult r : results) {
+            if (r.transport.equals(transport)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Every {@code --check} failure of every run, and the runs that did not complete. */
+    List<String> checkFailures() {
+        List<String> f = new ArrayList<>(errors);
+        for (RunResult r : results) {
+            f.addAll(r.checkFailures());
+        }
+        return f;
+    }
+
+    // ------------------------------------------------------------------------------------ goals
+
+    /** One goal as measured: what, the value, the target, and whether it was met (null: not measurable). */
+    static final class Goal {
+        final String name;
+        final String measured;
+        final String target;
+        final Boolean met;
+
+        Goal(String name, String measured, String target, Boolean met) {
+            this.name = name;
+            this.measured = measured;
+            this.target = target;
+            this.met = met;
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("goal", name);
+            m.put("measured", measured);
+            m.put("target", target);
+            m.put("met", met);
+            return m;
+        }
+
+        String verdict() {
+            return met == null ? "n/a" : met ? "met" : "MISSED";
+        }
+    }
+
+    List<Goal> goals(String transport) {
+        List<Goal> goals = new ArrayList<>();
+        double tickMillis = scenario.effectiveTickNanos() / 1e6;
+        for (RunResult r : of(transport)) {
+            if (!r.handlesIdleness()) {
+                continue;
+            }
+            goals.add(new Goal(r.impl + ": 0 premature closes", Long.toString(r.client.premature), "0",
+                    r.client.premature == 0));
+            goals.add(new Goal(r.impl + ": every silent and dying connection closed",
+                    r.client.observedCloses + " of " + r.client.expectedCloses + " closed, " + r.client.leftOpen
+                            + " left open", "all", r.client.leftOpen == 0
+                            && r.client.observedCloses == r.client.expectedCloses && r.client.connectFailures == 0));
+            double p99 = r.latenessMillis(99);
+            goals.add(new Goal(r.impl + ": p99 lateness <= one tick + 20 ms", ms(p99),
+                    "<= " + ms(tickMillis + LATENESS_SLACK_MILLIS), Double.isNaN(p99) ? null
+                            : p99 <= tickMillis + LATENESS_SLACK_MILLIS));
+        }
+        RunResult hb = find(Scenario.HEARTBEAT, transport);
+        RunResult netty = find(Scenario.NETTY, transport);
+        RunResult none = find(Scenario.NONE, transport);
+        if (hb != null && netty != null) {
+            double heapRatio = hb.heapBytesPerConnection() / netty.heapBytesPerConnection();
+            goals.add(new Goal("heap per connection, heartbeat / netty", ratio(heapRatio) + " ("
+                    + bytes(hb.heapBytesPerConnection()) + " vs " + bytes(netty.heapBytesPerConnection()) + ")",
+                    "< 1", Double.isNaN(heapRatio) ? null : heapRatio < 1));
+            if (none != null) {
+                double hbOver = hb.heapBytesPerConnection() - none.heapBytesPerConnection();
+                double nettyOver = netty.heapBytesPerConnection() - none.heapBytesPerConnection();
+                goals.add(new Goal("idle handling's own heap per connection (minus none), heartbeat / netty",
+                        ratio(hbOver / nettyOver) + " (" + bytes(hbOver) + " vs " + bytes(nettyOver) + ")", "< 1",
+                        Double.isNaN(hbOver / nettyOver) ? null : hbOver < nettyOver));
+            }
+            double echoRatio = hb.echoMicros(99) / netty.echoMicros(99);
+            goals.add(new Goal("active echo p99, heartbeat / netty", ratio(echoRatio) + " (" + us(hb.echoMicros(99))
+                    + " vs " + us(netty.echoMicros(99)) + ")", "<= 1", Double.isNaN(echoRatio) ? null : echoRatio <= 1));
+            double cpuRatio = hb.serverCpuSeconds / netty.serverCpuSeconds;
+            goals.add(new Goal("server CPU in the run, heartbeat / netty", ratio(cpuRatio) + " ("
+                    + secs(hb.serverCpuSeconds) + " vs " + secs(netty.serverCpuSeconds) + ")", "<= 1",
+                    Double.isNaN(cpuRatio) ? null : cpuRatio <= 1));
+        }
+        if (hb != null) {
+            goals.add(new Goal("heartbeat worker CPU reported", secs(hb.workerCpuSeconds) + " ("
+                    + pct(hb.workerCpuSeconds / hb.serverCpuSeconds) + " of the server CPU)", "reported",
+                    !Double.isNaN(hb.workerCpuSeconds)));
+        }
+        return goals;
+    }
+
+    // ------------------------------------------------------------------------------------ json
+
+    Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tool", "heartbeat load-test");
+        m.put("command", command);
+        m.put("started_at", startedAt);
+        m.put("wall_seconds", RunResult.round(wallSeconds));
+        m.put("machine", machine());
+        Map<String, Object> sc = new LinkedHashMap<>(scenario.toJson());
+        sc.put("close_window_ms", scenario.closeWindowNanos() / 1e6);
+        sc.put("grace_ms", scenario.graceNanos() / 1e6);
+        sc.put("tick_ms", scenario.effectiveTickNanos() / 1e6);
+        sc.put("active_rate_per_second", 1e9 / scenario.activePeriodNanos);
+        sc.put("description", scenario.describePolicy());
+        m.put("scenario", sc);
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("transport", plan.transport);
+        settings.put("compare", new ArrayList<Object>(plan.impls));
+        settings.put("server_heap", plan.serverHeap);
+        settings.put("client_heap", plan.clientHeap);
+        settings.put("jvm_args", new ArrayList<Object>(plan.jvmArgs));
+        settings.put("server_threads", (long) plan.serverThreads);
+        settings.put("client_threads", (long) plan.clientThreads);
+        settings.put("connect_rate_per_second", plan.connectRate);
+        settings.put("max_connections_per_process", (long) plan.maxPerProcess);
+        settings.put("targets", new ArrayList<Object>(plan.targets));
+        m.put("settings", settings);
+        Map<String, Object> byImpl = new LinkedHashMap<>();
+        for (RunResult r : results) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> t = (Map<String, Object>) byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>());
+            t.put(r.transport, r.toJson());
+        }
+        m.put("results", byImpl);
+        Map<String, Object> goals = new LinkedHashMap<>();
+        for (String t : transports()) {
+            List<Object> list = new ArrayList<>();
+            for (Goal g : goals(t)) {
+                list.add(g.toJson());
+            }
+            goals.put(t, list);
+        }
+        m.put("goals", goals);
+        Map<String, Object> check = new LinkedHashMap<>();
+        List<String> failures = checkFailures();
+        check.put("passed", failures.isEmpty());
+        check.put("failures", new ArrayList<Object>(failures));
+        m.put("check", check);
+        return m;
+    }
+
+    static Map<String, Object> machine() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        m.put("cores", (long) Runtime.getRuntime().availableProcessors());
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            m.put("memory_bytes", ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize());
+        }
+        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        Version netty = Version.identify().get("netty-common");
+        m.put("netty", netty == null ? "unknown" : netty.artifactVersion());
+        m.put("open_file_limit", TcpLayout.fileLimit());
+        return m;
+    }
+
+    // ------------------------------------------------------------------------------------ table
+
+    /** One row of the side-by-side table: a label and a cell per implementation, plus a ratio. */
+    static final class Row {
+        final String label;
+        final List<String> cells;
+        final String ratio;
+
+        Row(String label, List<String> cells, String ratio) {
+            this.label = label;
+            this.cells = cells;
+            this.ratio = ratio;
+        }
+    }
+
+    /** The side-by-side rows for one transport; the ratio column is heartbeat / netty when both ran. */
+    List<Row> table(String transport) {
+        List<RunResult> runs = of(transport);
+        RunResult hb = find(Scenario.HEARTBEAT, transport);
+        RunResult netty = find(Scenario.NETTY, transport);
+        boolean ratios = hb != null && netty != null;
+        List<Row> rows = new ArrayList<>();
+        rows.add(row("connections up", runs, r -> Progress.count(r.client.connected) + " / "
+                + Progress.count(r.connections), null));
+        rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
+        rows.add(row("silent/dying closed (expected)", runs, r -> Progress.count(r.client.observedCloses) + " / "
+                + Progress.count(r.client.expectedCloses), null));
+        rows.add(row("left open / unexpected closes", runs, r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
+                + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
+                ratios ? ratio(hb.latenessMillis(99) / netty.latenessMillis(99)) + " (p99)" : null));
+        rows.add(row("echo latency p50 / p99 / p99.9 (us)", runs, r -> num(r.echoMicros(50)) + " / "
+                + num(r.echoMicros(99)) + " / " + num(r.echoMicros(99.9)),
+                ratios ? ratio(hb.echoMicros(99) / netty.echoMicros(99)) + " (p99)" : null));
+        rows.add(row("heap per connection (bytes)", runs, r -> num(r.heapBytesPerConnection()),
+                ratios ? ratio(hb.heapBytesPerConnection() / netty.heapBytesPerConnection()) : null));
+        rows.add(row("server CPU in the run (s)", runs, r -> num(r.serverCpuSeconds),
+                ratios ? ratio(hb.serverCpuSeconds / netty.serverCpuSeconds) : null));
+        rows.add(row("Heartbeat worker CPU (s)", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? num(r.workerCpuSeconds) : "-", null));
+        rows.add(row("server GC time in the run (s)", runs, r -> num(r.serverCounter(RunResult.GC_SECONDS)),
+                ratios ? ratio(hb.serverCounter(RunResult.GC_SECONDS) / netty.serverCounter(RunResult.GC_SECONDS))
+                        : null));
+        rows.add(row("Heartbeat worker wake-ups in the run", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? num(r.serverCounter(RunResult.WAKEUPS)) : "-", null));
+        rows.add(row("Heartbeat checks deferred as stalled", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? num(r.serverCounter(RunResult.STALL_RECHECKS)) : "-", null));
+        rows.add(row("server CPU while connecting (s)", runs, r -> num(r.connectServerCpuSeconds),
+                ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
+        rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
+        rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
+        rows.add(row("pings sent by the servers", runs, r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
+        rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
+        return rows;
+    }
+
+    private interface Cell {
+        String of(RunResult r);
+    }
+
+    private static Row row(String label, List<RunResult> runs, Cell cell, String ratio) {
+        List<String> cells = new ArrayList<>();
+        for (RunResult r : runs) {
+            cells.add(cell.of(r));
+        }
+        return new Row(label, cells, ratio);
+    }
+
+    /** The table for one transport as Markdown. */
+    String markdownTable(String transport) {
+        List<RunResult> runs = of(transport);
+        boolean ratios = find(Scenario.HEARTBEAT, transport) != null && find(Scenario.NETTY, transport) != null;
+        StringBuilder s = new StringBuilder();
+        s.append("| ").append(transport).append(" |");
+        for (RunResult r : runs) {
+            s.append(' ').append(displayName(r.impl)).append(" |");
+        }
+        if (ratios) {
+            s.append(" heartbeat / netty |");
+        }
+        s.append("\n|---|");
+        for (int i = 0; i < runs.size(); i++) {
+            s.append("---:|");
+        }
+        if (ratios) {
+            s.append("---:|");
+        }
+        s.append('\n');
+        for (Row row : table(transport)) {
+            s.append("| ").append(row.label).append(" |");
+            for (String c : row.cells) {
+                s.append(' ').append(c).append(" |");
+            }
+            if (ratios) {
+                s.append(' ').append(row.ratio == null ? "" : row.ratio).append(" |");
+            }
+            s.append('\n');
+        }
+        return s.toString();
+    }
+
+    /** The table for one transport in aligned columns, for the terminal. */
+    String textTable(String transport) {
+        List<RunResult> runs = of(transport);
+        boolean ratios = find(Scenario.HEARTBEAT, transport) != null && find(Scenario.NETTY, transport) != null;
+        List<String[]> lines = new ArrayList<>();
+        List<String> header = new ArrayList<>();
+        header.add(transport + " (" + Progress.count(scenario.connections) + " connections)");
+        for (RunResult r : runs) {
+            header.add(displayName(r.impl));
+        }
+        if (ratios) {
+            header.add("heartbeat/netty");
+        }
+        lines.add(header.toArray(new String[0]));
+        for (Row row : table(transport)) {
+            List<String> l = new ArrayList<>();
+            l.add(row.label);
+            l.addAll(row.cells);
+            if (ratios) {
+                l.add(row.ratio == null ? "" : row.ratio);
+            }
+            lines.add(l.toArray(new String[0]));
+        }
+        int[] width = new int[header.size()];
+        for (String[] l : lines) {
+            for (int i = 0; i < l.length; i++) {
+                width[i] = Math.max(width[i], l[i].length());
+            }
+        }
+        StringBuilder s = new StringBuilder();
+        for (int li = 0; li < lines.size(); li++) {
+            String[] l = lines.get(li);
+            for (int i = 0; i < l.length; i++) {
+                String pad = " ".repeat(width[i] - l[i].length());
+                s.append(i == 0 ? l[i] + pad : "  " + pad + l[i]);
+            }
+            s.append('\n');
+            if (li == 0) {
+                int total = 0;
+                for (int w : width) {
+                    total += w + 2;
+                }
+                s.append("-".repeat(total - 2)).append('\n');
+            }
+        }
+        return s.toString();
+    }
+
+    static String displayName(String impl) {
+        switch (impl) {
+            case Scenario.HEARTBEAT:
+                return "heartbeat";
+            case Scenario.NETTY:
+                return "netty (IdleStateHandler)";
+            default:
+                return "none (no idle handling)";
+        }
+    }
+
+    String markdown() {
+        StringBuilder s = new StringBuilder();
+        s.append("# Heartbeat load test\n\n");
+        s.append(summary()).append("\n\n");
+        s.append("Command: `").append(command).append("`\n\n");
+        for (String t : transports()) {
+            s.append("## ").append(t).append("\n\n");
+            s.append(markdownTable(t)).append('\n');
+            s.append("Goals (measured in this run):\n\n");
+            for (Goal g : goals(t)) {
+                s.append("- ").append(g.verdict()).append(": ").append(g.name).append(": ").append(g.measured)
+                        .append(" (target ").append(g.target).append(")\n");
+            }
+            s.append('\n');
+            for (RunResult r : of(t)) {
+                for (String note : r.notes) {
+                    s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String sample : r.client.failureSamples) {
+                    s.append("- Failure (").append(r.impl).append("): ").append(sample).append('\n');
+                }
+            }
+            s.append('\n');
+        }
+        List<String> failures = checkFailures();
+        s.append("## Check\n\n").append(failures.isEmpty() ? "Passed: no premature close, every silent and dying "
+                + "connection closed, no unexpected close, every connection opened.\n" : "FAILED:\n");
+        for (String f : failures) {
+            s.append("- ").append(f).append('\n');
+        }
+        s.append("\nHow to read it: a close is premature if the client saw it before the earliest moment a correct "
+                + "server may close (the client's clock read before its last line, or before it started connecting, "
+                + "plus the close window); lateness is the close time minus the same moment taken from the connect's "
+                + "completion (so a slow connect is not charged to the idle handling; 0 if earlier); "
+                + "echo latency is measured from each line's intended send time (fixed rate), so stalls are not "
+                + "hidden; heap per connection is (heap after GC with every connection up - heap after GC before) / "
+                + "connections, summed over the servers; server CPU is over the run window only.\n");
+        return s.toString();
+    }
+
+    /** One paragraph: machine, scenario, duration. */
+    String summary() {
+        Map<String, Object> machine = machine();
+        Scenario s = scenario;
+        return String.format(Locale.ROOT, "%s connections, mix %s, %s; run window %s after every connection is up, "
+                + "active lines at %s/s per connection, seed %d. Machine: %s cores, %s, %s, Netty %s. Wall time %s.",
+                Progress.count(s.connections), s.mix, s.describePolicy(), Scenario.format(s.durationNanos),
+                num(1e9 / s.activePeriodNanos), s.seed, machine.get("cores"), machine.get("os"), machine.get("java"),
+                machine.get("netty"), Progress.seconds(wallSeconds));
+    }
+
+    /** Writes report.json, report.md and report.html into the output folder. */
+    void write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("report.json"), Json.writePretty(toJson()), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.md"), markdown(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.html"), new HtmlReport(this).render(), StandardCharsets.UTF_8);
+    }
+
+    // ------------------------------------------------------------------------------------ formats
+
+    static String num(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "-";
+        }
+        double a = Math.abs(v);
+        if (a >= 1000) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (a >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (a >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String ratio(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String ms(double v) {
+        return num(v) + " ms";
+    }
+
+    static String us(double v) {
+        return num(v) + " us";
+    }
+
+    static String secs(double v) {
+        return num(v) + " s";
+    }
+
+    static String bytes(double v) {
+        return num(v) + " B";
+    }
+
+    static String pct(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", v * 100);
+    }
+}
