@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code --stop-with-parent}, or the workers' own watch of their parent).
  *
  * <p>The child's stderr goes to its log file. Its stdout is read line by line on a daemon thread:
- * JSON objects become {@link #messages()} (the latest {@code "type": "progress"} one is kept apart in
- * {@link #lastProgress()}); other lines are copied to the log and kept for {@link #awaitLine}.
+ * JSON objects become {@link ChildMessage}s in {@link #messages()} (the latest progress update is kept apart
+ * in {@link #lastProgress()}); other lines are copied to the log and kept for {@link #awaitLine}.
  * Thread-safe.
  */
 final class ChildProcess implements AutoCloseable {
@@ -42,9 +41,9 @@ final class ChildProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final PrintStream logOut;
-    private final BlockingQueue<Map<String, Object>> messages = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ChildMessage> messages = new LinkedBlockingQueue<>();
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private volatile Map<String, Object> lastProgress;
+    private volatile ChildMessage.ProgressUpdate lastProgress;
     private Thread reader;
 
     private ChildProcess(String name, Process process, Path log, PrintStream logOut) {
@@ -91,17 +90,17 @@ final class ChildProcess implements AutoCloseable {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.startsWith("{")) {
-                    Map<String, Object> m;
+                    ChildMessage m;
                     try {
-                        m = Json.parseObject(line);
+                        m = JsonCodec.read(line, ChildMessage.class);
                     } catch (IllegalArgumentException e) {
                         logOut.println("# unparsable: " + line);
                         continue;
                     }
-                    if ("progress".equals(m.get("type"))) {
-                        lastProgress = m;
+                    if (m instanceof ChildMessage.ProgressUpdate) {
+                        lastProgress = (ChildMessage.ProgressUpdate) m;
                     } else {
-                        logOut.println(Json.abbreviate(line));
+                        logOut.println(JsonCodec.abbreviate(line));
                         messages.add(m);
                     }
                 } else {
@@ -131,12 +130,12 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** The latest progress message, or null before the first. */
-    Map<String, Object> lastProgress() {
+    ChildMessage.ProgressUpdate lastProgress() {
         return lastProgress;
     }
 
     /** The child's JSON messages other than progress, in order. */
-    BlockingQueue<Map<String, Object>> messages() {
+    BlockingQueue<ChildMessage> messages() {
         return messages;
     }
 
@@ -164,22 +163,22 @@ final class ChildProcess implements AutoCloseable {
      *
      * @throws IllegalStateException with the child's error or its log's tail
      */
-    Map<String, Object> awaitMessage(String type, long timeoutNanos) throws InterruptedException {
+    <T extends ChildMessage> T awaitMessage(Class<T> type, long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
+        String name = type.getSimpleName();
         while (System.nanoTime() - deadline < 0) {
-            Map<String, Object> m = messages.poll(50, TimeUnit.MILLISECONDS);
-            if (m != null) {
-                if (type.equals(m.get("type"))) {
-                    return m;
-                }
-                if ("error".equals(m.get("type"))) {
-                    throw failure("failed: " + m.get("message"));
-                }
-            } else if (isGone() && messages.isEmpty()) {
-                throw failure("exited with status " + process.exitValue() + " before its '" + type + "' message");
+            ChildMessage m = messages.poll(50, TimeUnit.MILLISECONDS);
+            if (type.isInstance(m)) {
+                return type.cast(m);
+            }
+            if (m instanceof ChildMessage.Failed) {
+                throw failure("failed: " + ((ChildMessage.Failed) m).message());
+            }
+            if (m == null && isGone() && messages.isEmpty()) {
+                throw failure("exited with status " + process.exitValue() + " before its " + name + " message");
             }
         }
-        throw failure("sent no '" + type + "' message within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s");
+        throw failure("sent no " + name + " message within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s");
     }
 
     /**
@@ -191,14 +190,10 @@ final class ChildProcess implements AutoCloseable {
         if (isGone() && messages.isEmpty()) {
             throw failure("exited unexpectedly with status " + process.exitValue());
         }
-        Map<String, Object> error = null;
-        for (Map<String, Object> m : messages) {
-            if ("error".equals(m.get("type"))) {
-                error = m;
+        for (ChildMessage m : messages) {
+            if (m instanceof ChildMessage.Failed) {
+                throw failure("failed: " + ((ChildMessage.Failed) m).message());
             }
-        }
-        if (error != null) {
-            throw failure("failed: " + error.get("message"));
         }
     }
 

@@ -49,17 +49,8 @@ final class ClientProgress {
     }
 
     /** The progress message a child process prints. */
-    Map<String, Object> toJson(String phase) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", "progress");
-        m.put("phase", phase);
-        m.put("attempted", attempted.sum());
-        m.put("connected", connected.sum());
-        m.put("failed", failed.sum());
-        m.put("closed", closed.sum());
-        m.put("premature", premature.sum());
-        m.put("unexpected", unexpected.sum());
-        m.put("echoes", echoes.sum());
-        return m;
+    ChildMessage.ProgressUpdate update(String phase) {
+        return new ChildMessage.ProgressUpdate(phase, attempted.sum(), connected.sum(), failed.sum(), closed.sum(),
+                premature.sum(), unexpected.sum(), echoes.sum());
     }
 }

@@ -3,9 +3,7 @@ package dev.heartbeat.loadtest;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -34,20 +32,13 @@ public final class ClientWorker {
     private ClientWorker() {
     }
 
-    /** The spec the coordinator passes as the one argument. */
-    static Map<String, Object> spec(Scenario scenario, String impl, int from, int to, List<String> servers,
-            List<String> sources, int threads, double connectRate, long deadlineNanos) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("scenario", scenario.toJson());
-        m.put("impl", impl);
-        m.put("from", (long) from);
-        m.put("to", (long) to);
-        m.put("servers", new ArrayList<Object>(servers));
-        m.put("sources", new ArrayList<Object>(sources));
-        m.put("threads", (long) threads);
-        m.put("connect_rate", connectRate);
-        m.put("deadline_ns", deadlineNanos);
-        return m;
+    /**
+     * What the coordinator passes as the one argument, in JSON: connections {@code [from, to)} of the
+     * scenario, to these servers (host:port) from these source addresses, on {@code threads} event
+     * loops, opened at {@code connectRate} per second; the process ends by itself at {@code deadlineNs}.
+     */
+    record Spec(Scenario.Settings scenario, String impl, int from, int to, List<String> servers, List<String> sources,
+            int threads, double connectRate, long deadlineNs) {
     }
 
     public static void main(String[] args) {
@@ -55,8 +46,8 @@ public final class ClientWorker {
             System.err.println("usage: ClientWorker SPEC_JSON (started by the load test, not by hand)");
             System.exit(2);
         }
-        Map<String, Object> spec = Json.parseObject(args[0]);
-        ParentLink link = ParentLink.start(Json.getLong(spec, "deadline_ns"));
+        Spec spec = JsonCodec.read(args[0], Spec.class);
+        ParentLink link = ParentLink.start(spec.deadlineNs());
         try {
             run(spec, link);
             System.exit(0);
@@ -67,40 +58,33 @@ public final class ClientWorker {
         }
     }
 
-    private static void run(Map<String, Object> spec, ParentLink link) throws Exception {
-        Scenario scenario = Scenario.fromJson(Json.getObject(spec, "scenario"));
-        String impl = Json.getString(spec, "impl");
-        int from = (int) Json.getLong(spec, "from");
-        int to = (int) Json.getLong(spec, "to");
+    private static void run(Spec spec, ParentLink link) throws Exception {
+        Scenario scenario = spec.scenario().scenario();
+        int from = spec.from();
+        long deadline = spec.deadlineNs();
         List<InetSocketAddress> servers = new ArrayList<>();
-        for (Object s : Json.getList(spec, "servers")) {
-            servers.add(TcpLayout.parseHostPort(String.valueOf(s)));
+        for (String s : spec.servers()) {
+            servers.add(TcpLayout.parseHostPort(s));
         }
         List<InetSocketAddress> sources = new ArrayList<>();
-        for (Object s : Json.getList(spec, "sources")) {
-            sources.add(new InetSocketAddress(String.valueOf(s), 0));
+        for (String s : spec.sources()) {
+            sources.add(new InetSocketAddress(s, 0));
         }
-        int threads = (int) Json.getLong(spec, "threads");
-        double rate = Json.getDouble(spec, "connect_rate");
-        long deadline = Json.getLong(spec, "deadline_ns");
 
         boolean epoll = Epoll.isAvailable();
-        EventLoopGroup group = newGroup(epoll, threads);
+        EventLoopGroup group = newGroup(epoll, spec.threads());
         Class<? extends Channel> channelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         SocketAddress[] remotes = servers.toArray(new SocketAddress[0]);
         SocketAddress[] locals = sources.toArray(new SocketAddress[0]);
-        ClientDriver driver = new ClientDriver(scenario, impl, from, to, group, channelClass,
+        ClientDriver driver = new ClientDriver(scenario, spec.impl(), from, spec.to(), group, channelClass,
                 i -> remotes[i % remotes.length], locals.length == 0 ? null : i -> locals[(i - from) % locals.length],
                 true);
         try {
             AtomicReference<String> phase = new AtomicReference<>("connecting");
-            link.sendEvery(500, () -> driver.progress().toJson(phase.get()));
-            driver.connectAll(rate, deadline);
-            Map<String, Object> connected = new LinkedHashMap<>();
-            connected.put("connected", driver.progress().connected.sum());
-            connected.put("failed", driver.progress().failed.sum());
-            connected.put("transport", epoll ? "epoll" : "nio");
-            link.send("connected", connected);
+            link.sendEvery(500, () -> driver.progress().update(phase.get()));
+            driver.connectAll(spec.connectRate(), deadline);
+            link.send(new ChildMessage.Connected(driver.progress().connected.sum(), driver.progress().failed.sum(),
+                    epoll ? "epoll" : "nio"));
             phase.set("connected");
 
             String[] run = link.awaitCommand("run", Math.max(1, deadline - System.nanoTime())).split(" ");
@@ -111,9 +95,7 @@ public final class ClientWorker {
             ParentLink.sleepUntil(end);
             ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(30));
             phase.set("finished");
-            Map<String, Object> fields = new LinkedHashMap<>();
-            fields.put("result", result.toJson());
-            link.send("result", fields);
+            link.send(new ChildMessage.Result(result, null));
 
             link.awaitCommand("exit", Math.max(1, deadline - System.nanoTime()));
             driver.closeAll(TimeUnit.SECONDS.toNanos(5));

@@ -56,7 +56,7 @@ final class Histograms {
             out.add(h);
             return out;
         } catch (DataFormatException | RuntimeException e) {
-            throw new IllegalArgumentException("not an encoded histogram: " + Json.abbreviate(base64), e);
+            throw new IllegalArgumentException("not an encoded histogram: " + JsonCodec.abbreviate(base64), e);
         }
     }
 

@@ -86,10 +86,10 @@ final class HtmlReport {
         }
         s.append("</table>\n<h3>Goals</h3>\n<ul>\n");
         for (Report.Goal g : report.goals(t)) {
-            String cls = g.met == null ? "na" : g.met ? "met" : "missed";
+            String cls = g.met() == null ? "na" : g.met() ? "met" : "missed";
             s.append("<li><span class=\"").append(cls).append("\">").append(esc(g.verdict())).append("</span>: ")
-                    .append(esc(g.name)).append(": ").append(esc(g.measured)).append(" (target ")
-                    .append(esc(g.target)).append(")</li>\n");
+                    .append(esc(g.goal())).append(": ").append(esc(g.measured())).append(" (target ")
+                    .append(esc(g.target())).append(")</li>\n");
         }
         s.append("</ul>\n");
         for (RunResult r : runs) {

@@ -365,8 +365,8 @@ public final class LoadTest implements Callable<Integer> {
         for (String t : report.transports()) {
             progress.println(report.textTable(t));
             for (Report.Goal g : report.goals(t)) {
-                progress.println(String.format(Locale.ROOT, "  %-6s %s: %s (target %s)", g.verdict(), g.name,
-                        g.measured, g.target));
+                progress.println(String.format(Locale.ROOT, "  %-6s %s: %s (target %s)", g.verdict(), g.goal(),
+                        g.measured(), g.target()));
             }
             progress.println("");
         }

@@ -47,16 +47,13 @@ public final class LocalWorker {
     private LocalWorker() {
     }
 
-    static Map<String, Object> spec(Scenario scenario, String impl, int serverThreads, int clientThreads,
-            double connectRate, long deadlineNanos) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("scenario", scenario.toJson());
-        m.put("impl", impl);
-        m.put("server_threads", (long) serverThreads);
-        m.put("client_threads", (long) clientThreads);
-        m.put("connect_rate", connectRate);
-        m.put("deadline_ns", deadlineNanos);
-        return m;
+    /**
+     * What the coordinator passes as the one argument, in JSON: the scenario, the implementation, the
+     * server's and the client's event loop threads, the connect rate; the process ends by itself at
+     * {@code deadlineNs}.
+     */
+    record Spec(Scenario.Settings scenario, String impl, int serverThreads, int clientThreads, double connectRate,
+            long deadlineNs) {
     }
 
     public static void main(String[] args) {
@@ -64,8 +61,8 @@ public final class LocalWorker {
             System.err.println("usage: LocalWorker SPEC_JSON (started by the load test, not by hand)");
             System.exit(2);
         }
-        Map<String, Object> spec = Json.parseObject(args[0]);
-        ParentLink link = ParentLink.start(Json.getLong(spec, "deadline_ns"));
+        Spec spec = JsonCodec.read(args[0], Spec.class);
+        ParentLink link = ParentLink.start(spec.deadlineNs());
         try {
             run(spec, link);
             System.exit(0);
@@ -93,89 +90,19 @@ public final class LocalWorker {
         return b.build();
     }
 
-    private static void run(Map<String, Object> spec, ParentLink link) throws Exception {
-        Scenario scenario = Scenario.fromJson(Json.getObject(spec, "scenario"));
-        String impl = Json.getString(spec, "impl");
-        int serverThreads = (int) Json.getLong(spec, "server_threads");
-        int clientThreads = (int) Json.getLong(spec, "client_threads");
-        double rate = Json.getDouble(spec, "connect_rate");
-        long deadline = Json.getLong(spec, "deadline_ns");
-
-        EchoPipeline echo = EchoPipeline.create(serverConfig(scenario, impl, serverThreads));
+    private static void run(Spec spec, ParentLink link) throws Exception {
+        Scenario scenario = spec.scenario().scenario();
+        EchoPipeline echo = EchoPipeline.create(serverConfig(scenario, spec.impl(), spec.serverThreads()));
         EventLoopGroup boss = newGroup(1, "server-boss");
-        EventLoopGroup workers = newGroup(serverThreads, "server-loop");
-        EventLoopGroup clients = newGroup(clientThreads, "client-loop");
+        EventLoopGroup workers = newGroup(spec.serverThreads(), "server-loop");
+        EventLoopGroup clients = newGroup(spec.clientThreads(), "client-loop");
         LocalAddress address = new LocalAddress("load-test-" + ProcessHandle.current().pid());
         try {
             Channel server = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
                     .childHandler(echo.initializer()).bind(address).sync().channel();
-            ClientDriver driver = new ClientDriver(scenario, impl, 0, scenario.connections, clients, LocalChannel.class,
-                    i -> address, null, false);
-            AtomicReference<String> phase = new AtomicReference<>("connecting");
-            link.sendEvery(500, () -> driver.progress().toJson(phase.get()));
-
-            long heapBefore = heapAfterGc();
-            CpuSample cpu0 = CpuSample.take(echo);
-            driver.connectAll(rate, deadline);
-            CpuSample cpu1 = CpuSample.take(echo);
-            Map<String, Object> connected = new LinkedHashMap<>();
-            connected.put("connected", driver.progress().connected.sum());
-            connected.put("failed", driver.progress().failed.sum());
-            link.send("connected", connected);
-            phase.set("connected");
-
-            long heapAfter = heapAfterGc();
-            long connectionsAtHeap = echo.counters().openConnections();
-            long idleClosesAtHeap = echo.idleCloses();
-            long pingsAtHeap = echo.pingsSent();
-            Map<String, Object> heapMeasured = new LinkedHashMap<>();
-            heapMeasured.put("bytes_per_connection", connectionsAtHeap == 0 ? 0.0
-                    : (heapAfter - heapBefore) / (double) connectionsAtHeap);
-            link.send("heap", heapMeasured);
-
-            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
-            long end = start + scenario.durationNanos;
-            driver.startRun(start, end);
-            Map<String, Object> running = new LinkedHashMap<>();
-            running.put("start_ns", start);
-            running.put("end_ns", end);
-            link.send("running", running);
-            phase.set("running");
-            ParentLink.sleepUntil(start);
-            CpuSample cpu2 = CpuSample.take(echo);
-            ParentLink.sleepUntil(end);
-            CpuSample cpu3 = CpuSample.take(echo);
-            ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(30));
-            phase.set("finished");
-
-            Map<String, Object> measured = new LinkedHashMap<>();
-            measured.put("heap_before_bytes", heapBefore);
-            measured.put("heap_after_bytes", heapAfter);
-            measured.put("connections_at_heap", connectionsAtHeap);
-            measured.put("idle_closes_at_heap", idleClosesAtHeap);
-            measured.put("pings_at_heap", pingsAtHeap);
-            measured.put("server_cpu_ns", cpu3.serverThreads - cpu2.serverThreads + (cpu3.worker - cpu2.worker));
-            measured.put("worker_cpu_ns", echo.monitor() == null ? null : cpu3.worker - cpu2.worker);
-            measured.put("process_cpu_ns", cpu3.process - cpu2.process);
-            measured.put("connect_server_cpu_ns", cpu1.serverThreads - cpu0.serverThreads + (cpu1.worker - cpu0.worker));
-            Map<String, Object> counters = new LinkedHashMap<>();
-            counters.put(RunResult.GC_SECONDS, (cpu3.gcMillis - cpu2.gcMillis) / 1e3);
-            if (cpu2.timer != null && cpu3.timer != null) {
-                counters.put(RunResult.WAKEUPS, (double) (cpu3.timer.wakeups() - cpu2.timer.wakeups()));
-                counters.put(RunResult.CYCLES, (double) (cpu3.timer.cycles() - cpu2.timer.cycles()));
-                counters.put(RunResult.EXPIRATIONS, (double) (cpu3.timer.expired() - cpu2.timer.expired()));
-                counters.put(RunResult.REARMS, (double) (cpu3.timer.rearmed() - cpu2.timer.rearmed()));
-                counters.put(RunResult.STALL_RECHECKS, (double) (cpu3.stallRechecks - cpu2.stallRechecks));
-            }
-            measured.put("counters", counters);
-            measured.put("pings_sent", echo.pingsSent());
-            measured.put("idle_closes", echo.idleCloses());
-            measured.put("open_at_end", echo.counters().openConnections());
-            Map<String, Object> fields = new LinkedHashMap<>();
-            fields.put("result", result.toJson());
-            fields.put("server", measured);
-            link.send("result", fields);
-
+            ClientDriver driver = new ClientDriver(scenario, spec.impl(), 0, scenario.connections, clients,
+                    LocalChannel.class, i -> address, null, false);
+            new Phases(spec, link, echo, driver).run();
             driver.closeAll(TimeUnit.SECONDS.toNanos(10));
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         } finally {
@@ -183,6 +110,91 @@ public final class LocalWorker {
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             echo.close(Duration.ofSeconds(2));
+        }
+    }
+
+    /** One run's phases, in order: connect, measure the heap, run the window, collect. */
+    private static final class Phases {
+        private final Spec spec;
+        private final ParentLink link;
+        private final EchoPipeline echo;
+        private final ClientDriver driver;
+        private final AtomicReference<String> phase = new AtomicReference<>("connecting");
+        private long heapBefore;
+        private long heapAfter;
+        private long connectionsAtHeap;
+        private long idleClosesAtHeap;
+        private long pingsAtHeap;
+        private CpuSample beforeConnect;
+        private CpuSample afterConnect;
+        private CpuSample windowStart;
+        private CpuSample windowEnd;
+
+        Phases(Spec spec, ParentLink link, EchoPipeline echo, ClientDriver driver) {
+            this.spec = spec;
+            this.link = link;
+            this.echo = echo;
+            this.driver = driver;
+        }
+
+        void run() throws Exception {
+            link.sendEvery(500, () -> driver.progress().update(phase.get()));
+            connect();
+            measureHeap();
+            ClientResult result = runWindow();
+            link.send(new ChildMessage.Result(result, collect()));
+        }
+
+        private void connect() throws InterruptedException {
+            heapBefore = heapAfterGc();
+            beforeConnect = CpuSample.take(echo);
+            driver.connectAll(spec.connectRate(), spec.deadlineNs());
+            afterConnect = CpuSample.take(echo);
+            link.send(new ChildMessage.Connected(driver.progress().connected.sum(), driver.progress().failed.sum(),
+                    RunPlan.LOCAL));
+            phase.set("connected");
+        }
+
+        private void measureHeap() {
+            heapAfter = heapAfterGc();
+            connectionsAtHeap = echo.counters().openConnections();
+            idleClosesAtHeap = echo.idleCloses();
+            pingsAtHeap = echo.pingsSent();
+            link.send(new ChildMessage.HeapMeasured(connectionsAtHeap == 0 ? 0.0
+                    : (heapAfter - heapBefore) / (double) connectionsAtHeap));
+        }
+
+        private ClientResult runWindow() throws Exception {
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            long end = start + spec.scenario().durationNs();
+            driver.startRun(start, end);
+            link.send(new ChildMessage.Running(start, end));
+            phase.set("running");
+            ParentLink.sleepUntil(start);
+            windowStart = CpuSample.take(echo);
+            ParentLink.sleepUntil(end);
+            windowEnd = CpuSample.take(echo);
+            ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(30));
+            phase.set("finished");
+            return result;
+        }
+
+        private ChildMessage.LocalServer collect() {
+            CpuSample a = windowStart;
+            CpuSample b = windowEnd;
+            Map<String, Double> counters = new LinkedHashMap<>();
+            counters.put(RunResult.GC_SECONDS, (b.gcMillis - a.gcMillis) / 1e3);
+            if (a.timer != null && b.timer != null) {
+                counters.put(RunResult.WAKEUPS, (double) (b.timer.wakeups() - a.timer.wakeups()));
+                counters.put(RunResult.CYCLES, (double) (b.timer.cycles() - a.timer.cycles()));
+                counters.put(RunResult.EXPIRATIONS, (double) (b.timer.expired() - a.timer.expired()));
+                counters.put(RunResult.REARMS, (double) (b.timer.rearmed() - a.timer.rearmed()));
+                counters.put(RunResult.STALL_RECHECKS, (double) (b.stallRechecks - a.stallRechecks));
+            }
+            return new ChildMessage.LocalServer(heapBefore, heapAfter, connectionsAtHeap, idleClosesAtHeap,
+                    pingsAtHeap, b.serverCpu(a), echo.monitor() == null ? null : b.worker - a.worker,
+                    b.process - a.process, afterConnect.serverCpu(beforeConnect), counters, echo.pingsSent(),
+                    echo.idleCloses(), echo.counters().openConnections());
         }
     }
 
@@ -222,7 +234,7 @@ public final class LocalWorker {
                 return Long.parseLong(f[f.length - 1]);
             }
         }
-        throw new IllegalArgumentException("no Total line in the class histogram: " + Json.abbreviate(histogram));
+        throw new IllegalArgumentException("no Total line in the class histogram: " + JsonCodec.abbreviate(histogram));
     }
 
     /**
@@ -244,6 +256,11 @@ public final class LocalWorker {
             this.gcMillis = gcMillis;
             this.timer = stats == null ? null : stats.timer();
             this.stallRechecks = stats == null ? 0 : stats.stallRechecks();
+        }
+
+        /** CPU of the server's threads and Heartbeat's worker since {@code earlier}, in nanoseconds. */
+        long serverCpu(CpuSample earlier) {
+            return serverThreads - earlier.serverThreads + (worker - earlier.worker);
         }
 
         static CpuSample take(EchoPipeline echo) {

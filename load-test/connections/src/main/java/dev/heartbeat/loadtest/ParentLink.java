@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -80,27 +78,17 @@ final class ParentLink {
     }
 
     /** Prints one message. */
-    void send(Map<String, Object> message) {
-        String line = Json.write(message);
+    void send(ChildMessage message) {
+        String line = JsonCodec.write(message);
         synchronized (out) {
             out.println(line);
             out.flush();
         }
     }
 
-    /** Prints a message of a type with the given fields. */
-    void send(String type, Map<String, Object> fields) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", type);
-        m.putAll(fields);
-        send(m);
-    }
-
     /** Reports a failure the coordinator shows with the child's log. */
     void sendError(Throwable t) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("message", t.toString());
-        send("error", m);
+        send(new ChildMessage.Failed(t.toString()));
     }
 
     /**
@@ -123,7 +111,7 @@ final class ParentLink {
     }
 
     /** Prints {@code progress.get()} every {@code periodMillis} on a daemon thread, until the process ends. */
-    void sendEvery(long periodMillis, Supplier<Map<String, Object>> progress) {
+    void sendEvery(long periodMillis, Supplier<? extends ChildMessage> progress) {
         Thread t = new Thread(() -> {
             while (true) {
                 try {

@@ -1,6 +1,7 @@
 package dev.heartbeat.loadtest;
 
 import java.io.PrintStream;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -66,5 +67,14 @@ final class Progress {
         }
         long whole = Math.round(s);
         return whole >= 60 ? (whole / 60) + "m" + String.format(Locale.ROOT, "%02d", whole % 60) + "s" : whole + "s";
+    }
+
+    /** The line that follows a run window: elapsed of total, and the children's counts so far. */
+    static String runLine(String label, String verb, long start, long end, ChildMessage.ProgressUpdate p) {
+        ChildMessage.ProgressUpdate t = ChildMessage.ProgressUpdate.sum(Collections.singletonList(p));
+        double elapsed = Math.min(end - start, Math.max(0, System.nanoTime() - start)) / 1e9;
+        return String.format(Locale.ROOT, "%s%s%s / %s: %s closed by the server, %s premature, %s unexpected, "
+                + "%s echoes", label, verb, seconds(elapsed), seconds((end - start) / 1e9), count(t.closed()),
+                count(t.premature()), count(t.unexpected()), count(t.echoes()));
     }
 }

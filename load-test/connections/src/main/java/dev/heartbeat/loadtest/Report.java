@@ -90,27 +90,7 @@ final class Report {
     // ------------------------------------------------------------------------------------ goals
 
     /** One goal as measured: what, the value, the target, and whether it was met (null: not measurable). */
-    static final class Goal {
-        final String name;
-        final String measured;
-        final String target;
-        final Boolean met;
-
-        Goal(String name, String measured, String target, Boolean met) {
-            this.name = name;
-            this.measured = measured;
-            this.target = target;
-            this.met = met;
-        }
-
-        Map<String, Object> toJson() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("goal", name);
-            m.put("measured", measured);
-            m.put("target", target);
-            m.put("met", met);
-            return m;
-        }
+    record Goal(String goal, String measured, String target, Boolean met) {
 
         String verdict() {
             return met == null ? "n/a" : met ? "met" : "MISSED";
@@ -168,70 +148,36 @@ final class Report {
 
     // ------------------------------------------------------------------------------------ json
 
-    Map<String, Object> toJson() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("tool", "heartbeat load-test");
-        m.put("command", command);
-        m.put("started_at", startedAt);
-        m.put("wall_seconds", RunResult.round(wallSeconds));
-        m.put("machine", machine());
-        Map<String, Object> sc = new LinkedHashMap<>(scenario.toJson());
-        sc.put("close_window_ms", scenario.closeWindowNanos() / 1e6);
-        sc.put("grace_ms", scenario.graceNanos() / 1e6);
-        sc.put("tick_ms", scenario.effectiveTickNanos() / 1e6);
-        sc.put("active_rate_per_second", 1e9 / scenario.activePeriodNanos);
-        sc.put("description", scenario.describePolicy());
-        m.put("scenario", sc);
-        Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put("transport", plan.transport);
-        settings.put("compare", new ArrayList<Object>(plan.impls));
-        settings.put("server_heap", plan.serverHeap);
-        settings.put("client_heap", plan.clientHeap);
-        settings.put("jvm_args", new ArrayList<Object>(plan.jvmArgs));
-        settings.put("server_threads", (long) plan.serverThreads);
-        settings.put("client_threads", (long) plan.clientThreads);
-        settings.put("connect_rate_per_second", plan.connectRate);
-        settings.put("max_connections_per_process", (long) plan.maxPerProcess);
-        settings.put("targets", new ArrayList<Object>(plan.targets));
-        m.put("settings", settings);
-        Map<String, Object> byImpl = new LinkedHashMap<>();
+    ReportJson toJson() {
+        ReportJson.ScenarioPart sc = new ReportJson.ScenarioPart(scenario.settings(),
+                scenario.closeWindowNanos() / 1e6, scenario.graceNanos() / 1e6, scenario.effectiveTickNanos() / 1e6,
+                1e9 / scenario.activePeriodNanos, scenario.describePolicy());
+        ReportJson.SettingsPart settings = new ReportJson.SettingsPart(plan.transport, plan.impls, plan.serverHeap,
+                plan.clientHeap, plan.jvmArgs, plan.serverThreads, plan.clientThreads, plan.connectRate,
+                plan.maxPerProcess, plan.targets);
+        Map<String, Map<String, ReportJson.Run>> byImpl = new LinkedHashMap<>();
         for (RunResult r : results) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> t = (Map<String, Object>) byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>());
-            t.put(r.transport, r.toJson());
+            byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>()).put(r.transport, r.toJson());
         }
-        m.put("results", byImpl);
-        Map<String, Object> goals = new LinkedHashMap<>();
+        Map<String, List<Goal>> goals = new LinkedHashMap<>();
         for (String t : transports()) {
-            List<Object> list = new ArrayList<>();
-            for (Goal g : goals(t)) {
-                list.add(g.toJson());
-            }
-            goals.put(t, list);
+            goals.put(t, goals(t));
         }
-        m.put("goals", goals);
-        Map<String, Object> check = new LinkedHashMap<>();
         List<String> failures = checkFailures();
-        check.put("passed", failures.isEmpty());
-        check.put("failures", new ArrayList<Object>(failures));
-        m.put("check", check);
-        return m;
+        return new ReportJson("heartbeat load-test", command, startedAt, RunResult.round(wallSeconds), machine(), sc,
+                settings, byImpl, goals, new ReportJson.Check(failures.isEmpty(), failures));
     }
 
-    static Map<String, Object> machine() {
-        Map<String, Object> m = new LinkedHashMap<>();
+    static ReportJson.Machine machine() {
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        m.put("cores", (long) Runtime.getRuntime().availableProcessors());
-        if (os instanceof com.sun.management.OperatingSystemMXBean) {
-            m.put("memory_bytes", ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize());
-        }
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
-        m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        Long memory = os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize() : null;
         Version netty = Version.identify().get("netty-common");
-        m.put("netty", netty == null ? "unknown" : netty.artifactVersion());
-        m.put("open_file_limit", TcpLayout.fileLimit());
-        return m;
+        return new ReportJson.Machine(Runtime.getRuntime().availableProcessors(), memory,
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"),
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
+                netty == null ? "unknown" : netty.artifactVersion(), TcpLayout.fileLimit());
     }
 
     // ------------------------------------------------------------------------------------ table
@@ -404,8 +350,8 @@ final class Report {
             s.append(markdownTable(t)).append('\n');
             s.append("Goals (measured in this run):\n\n");
             for (Goal g : goals(t)) {
-                s.append("- ").append(g.verdict()).append(": ").append(g.name).append(": ").append(g.measured)
-                        .append(" (target ").append(g.target).append(")\n");
+                s.append("- ").append(g.verdict()).append(": ").append(g.goal()).append(": ").append(g.measured())
+                        .append(" (target ").append(g.target()).append(")\n");
             }
             s.append('\n');
             for (RunResult r : of(t)) {
@@ -436,19 +382,19 @@ final class Report {
 
     /** One paragraph: machine, scenario, duration. */
     String summary() {
-        Map<String, Object> machine = machine();
+        ReportJson.Machine machine = machine();
         Scenario s = scenario;
         return String.format(Locale.ROOT, "%s connections, mix %s, %s; run window %s after every connection is up, "
                 + "active lines at %s/s per connection, seed %d. Machine: %s cores, %s, %s, Netty %s. Wall time %s.",
                 Progress.count(s.connections), s.mix, s.describePolicy(), Scenario.format(s.durationNanos),
-                num(1e9 / s.activePeriodNanos), s.seed, machine.get("cores"), machine.get("os"), machine.get("java"),
-                machine.get("netty"), Progress.seconds(wallSeconds));
+                num(1e9 / s.activePeriodNanos), s.seed, machine.cores(), machine.os(), machine.java(),
+                machine.netty(), Progress.seconds(wallSeconds));
     }
 
     /** Writes report.json, report.md and report.html into the output folder. */
     void write(Path dir) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("report.json"), Json.writePretty(toJson()), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.json"), JsonCodec.writePretty(toJson()), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.md"), markdown(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.html"), new HtmlReport(this).render(), StandardCharsets.UTF_8);
     }

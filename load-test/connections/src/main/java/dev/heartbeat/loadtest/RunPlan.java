@@ -1,6 +1,7 @@
 package dev.heartbeat.loadtest;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -60,6 +61,17 @@ final class RunPlan {
     /** The java launcher of this JVM: children run on the same JDK. */
     static String javaCommand() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** A child JVM of this plan up to its main class: java, -Xmx, the --jvm-arg flags, the load test's jar. */
+    List<String> childJvm(String heap) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaCommand());
+        cmd.add("-Xmx" + heap);
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(loadTestJar.toString());
+        return cmd;
     }
 
     /** How long the connect phase may take before the run is abandoned: twice the planned time plus a minute. */

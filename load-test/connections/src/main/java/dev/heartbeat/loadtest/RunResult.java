@@ -136,106 +136,55 @@ final class RunResult {
         return f;
     }
 
-    static Object round(double v) {
+    /** {@code v} to three decimals; null for NaN (not measured). */
+    static Double round(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return null;
         }
         return Math.round(v * 1000) / 1000.0;
     }
 
-    private static Object nullIfNegative(long v) {
-        return v < 0 ? null : (Object) v;
+    private static Long nullIfNegative(long v) {
+        return v < 0 ? null : v;
     }
 
-    Map<String, Object> toJson() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("connections", (long) connections);
-        m.put("connected", client.connected);
-        m.put("connect_failures", client.connectFailures);
-        m.put("premature_closes", client.premature);
-        m.put("expected_closes", client.expectedCloses);
-        m.put("observed_closes", client.observedCloses);
-        m.put("left_open", client.leftOpen);
-        m.put("unexpected_closes", client.unexpected);
-        Map<String, Object> lateness = new LinkedHashMap<>();
-        lateness.put("p50", round(latenessMillis(50)));
-        lateness.put("p99", round(latenessMillis(99)));
-        lateness.put("max", round(Histograms.maxMillis(client.lateness)));
-        lateness.put("count", client.lateness.getTotalCount());
-        m.put("lateness_ms", lateness);
-        m.put("earliest_premature_ms", client.premature == 0 ? null : round(client.earliestPrematureNanos / 1e6));
-        Map<String, Object> echo = new LinkedHashMap<>();
-        echo.put("p50", round(echoMicros(50)));
-        echo.put("p99", round(echoMicros(99)));
-        echo.put("p999", round(echoMicros(99.9)));
-        echo.put("max", client.echoLatency.getTotalCount() == 0 ? null : (Object) client.echoLatency.getMaxValue());
-        echo.put("count", client.echoLatency.getTotalCount());
-        m.put("echo_latency_us", echo);
-        m.put("heap_bytes_per_connection", round(heapBytesPerConnection()));
-        m.put("server_cpu_seconds", round(serverCpuSeconds));
-        m.put("worker_cpu_seconds", round(workerCpuSeconds));
-        m.put("connect_seconds", round(connectSeconds()));
-        m.put("connect_server_cpu_seconds", round(connectServerCpuSeconds));
-        m.put("process_cpu_seconds", round(processCpuSeconds));
-        m.put("other_processes_cpu_seconds", round(otherCpuSeconds));
-        Map<String, Object> connect = new LinkedHashMap<>();
-        connect.put("p50", round(Histograms.percentileMillis(client.connectTime, 50)));
-        connect.put("p99", round(Histograms.percentileMillis(client.connectTime, 99)));
-        connect.put("max", round(Histograms.maxMillis(client.connectTime)));
-        m.put("connect_time_ms", connect);
-        Map<String, Object> heap = new LinkedHashMap<>();
-        heap.put("before_bytes", nullIfNegative(heapBeforeBytes));
-        heap.put("after_bytes", nullIfNegative(heapAfterBytes));
-        heap.put("connections_at_measurement", connectionsAtHeap);
-        m.put("heap", heap);
-        Map<String, Object> server = new LinkedHashMap<>();
-        server.put("transport", serverTransport);
-        server.put("processes", (long) serverProcesses);
-        server.put("pings_sent", nullIfNegative(pingsSent));
-        server.put("idle_closes", nullIfNegative(idleCloses));
-        m.put("server", server);
-        Map<String, Object> counters = new LinkedHashMap<>();
+    ReportJson.Run toJson() {
+        ClientResult c = client;
+        Map<String, Double> counters = new LinkedHashMap<>();
         serverCounters.forEach((k, v) -> counters.put(k, round(v)));
-        m.put("server_counters_in_run", counters);
-        m.put("client_processes", (long) clientProcesses);
-        Map<String, Object> echoes = new LinkedHashMap<>();
-        echoes.put("sent", client.echoesSent);
-        echoes.put("received", client.echoesReceived);
-        echoes.put("recorded", client.echoesRecorded);
-        m.put("echoes", echoes);
-        Map<String, Object> byRole = new LinkedHashMap<>();
+        Map<String, ReportJson.RoleCounts> byRole = new LinkedHashMap<>();
         for (Role r : Role.values()) {
-            Map<String, Object> role = new LinkedHashMap<>();
-            role.put("connected", client.connectedByRole[r.ordinal()]);
-            role.put("closed", client.closedByRole[r.ordinal()]);
-            role.put("pings_received", client.pingsByRole[r.ordinal()]);
-            byRole.put(r.label, role);
+            int i = r.ordinal();
+            byRole.put(r.label, new ReportJson.RoleCounts(c.connectedByRole[i], c.closedByRole[i], c.pingsByRole[i]));
         }
-        m.put("by_role", byRole);
-        m.put("client_errors", client.errors);
-        m.put("wall_seconds", round(wallSeconds));
-        m.put("failure_samples", new ArrayList<Object>(client.failureSamples));
-        m.put("connect_failure_causes", new LinkedHashMap<String, Object>(client.connectFailureCauses));
-        m.put("notes", new ArrayList<Object>(notes));
-        Map<String, Object> series = new LinkedHashMap<>();
-        series.put("lateness_us", seriesJson(Histograms.percentileSeries(client.lateness)));
-        series.put("echo_latency_us", seriesJson(Histograms.percentileSeries(client.echoLatency)));
-        m.put("percentiles", series);
-        Map<String, Object> hist = new LinkedHashMap<>();
-        hist.put("lateness_us", Histograms.encode(client.lateness));
-        hist.put("echo_latency_us", Histograms.encode(client.echoLatency));
-        hist.put("connect_time_us", Histograms.encode(client.connectTime));
-        m.put("histograms", hist);
-        return m;
+        return new ReportJson.Run(connections, c.connected, c.connectFailures, c.premature, c.expectedCloses,
+                c.observedCloses, c.leftOpen, c.unexpected,
+                new ReportJson.Lateness(round(latenessMillis(50)), round(latenessMillis(99)),
+                        round(Histograms.maxMillis(c.lateness)), c.lateness.getTotalCount()),
+                c.premature == 0 ? null : round(c.earliestPrematureNanos / 1e6),
+                new ReportJson.Echo(round(echoMicros(50)), round(echoMicros(99)), round(echoMicros(99.9)),
+                        c.echoLatency.getTotalCount() == 0 ? null : c.echoLatency.getMaxValue(),
+                        c.echoLatency.getTotalCount()),
+                round(heapBytesPerConnection()), round(serverCpuSeconds), round(workerCpuSeconds),
+                round(connectSeconds()), round(connectServerCpuSeconds), round(processCpuSeconds),
+                round(otherCpuSeconds),
+                new ReportJson.ConnectTime(round(Histograms.percentileMillis(c.connectTime, 50)),
+                        round(Histograms.percentileMillis(c.connectTime, 99)), round(Histograms.maxMillis(c.connectTime))),
+                new ReportJson.Heap(nullIfNegative(heapBeforeBytes), nullIfNegative(heapAfterBytes), connectionsAtHeap),
+                new ReportJson.Server(serverTransport, serverProcesses, nullIfNegative(pingsSent),
+                        nullIfNegative(idleCloses)),
+                counters, clientProcesses, new ReportJson.Echoes(c.echoesSent, c.echoesReceived, c.echoesRecorded),
+                byRole, c.errors, round(wallSeconds), List.copyOf(c.failureSamples),
+                new LinkedHashMap<>(c.connectFailureCauses), List.copyOf(notes),
+                new ReportJson.Percentiles(series(Histograms.percentileSeries(c.lateness)),
+                        series(Histograms.percentileSeries(c.echoLatency))),
+                new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime));
     }
 
-    private static List<Object> seriesJson(List<double[]> series) {
-        List<Object> out = new ArrayList<>();
+    private static List<double[]> series(List<double[]> series) {
+        List<double[]> out = new ArrayList<>();
         for (double[] p : series) {
-            List<Object> pair = new ArrayList<>();
-            pair.add(Math.round(p[0] * 1e5) / 1e5);
-            pair.add(p[1]);
-            out.add(pair);
+            out.add(new double[] {Math.round(p[0] * 1e5) / 1e5, p[1]});
         }
         return out;
     }

@@ -180,36 +180,22 @@ final class Scenario {
         return whole;
     }
 
-    Map<String, Object> toJson() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("connections", (long) connections);
-        m.put("mix", mix.toString());
-        m.put("policy", policy.toString());
-        m.put("idle_timeout_ns", idleTimeoutNanos);
-        m.put("ping_interval_ns", pingIntervalNanos);
-        m.put("ping_timeout_ns", pingTimeoutNanos);
-        m.put("max_missed_pings", (long) maxMissedPings);
-        m.put("active_period_ns", activePeriodNanos);
-        m.put("duration_ns", durationNanos);
-        m.put("seed", seed);
-        m.put("tick_ns", tickNanos);
-        return m;
+    /** The settings as JSON carries them: to the child processes, and into report.json. */
+    record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
+            long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs) {
+
+        /** The scenario again, validated as when it was built. */
+        Scenario scenario() {
+            return builder().connections(connections).mix(Mix.parse(mix))
+                    .policy(Policy.valueOf(policy.toUpperCase(Locale.ROOT))).idleTimeoutNanos(idleTimeoutNs)
+                    .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
+                    .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs).build();
+        }
     }
 
-    static Scenario fromJson(Map<String, Object> m) {
-        return builder()
-                .connections((int) Json.getLong(m, "connections"))
-                .mix(Mix.parse(Json.getString(m, "mix")))
-                .policy(Policy.valueOf(Json.getString(m, "policy").toUpperCase(Locale.ROOT)))
-                .idleTimeoutNanos(Json.getLong(m, "idle_timeout_ns"))
-                .pingIntervalNanos(Json.getLong(m, "ping_interval_ns"))
-                .pingTimeoutNanos(Json.getLong(m, "ping_timeout_ns"))
-                .maxMissedPings((int) Json.getLong(m, "max_missed_pings"))
-                .activePeriodNanos(Json.getLong(m, "active_period_ns"))
-                .durationNanos(Json.getLong(m, "duration_ns"))
-                .seed(Json.getLong(m, "seed"))
-                .tickNanos(Json.getLong(m, "tick_ns"))
-                .build();
+    Settings settings() {
+        return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
+                pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos);
     }
 
     /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * The load test's view of one demo server's HTTP endpoint: {@code POST /debug/gc} (heap used after a
  * full GC, and the open connections) and {@code GET /metrics} (Prometheus text, parsed into
@@ -17,14 +19,8 @@ import java.util.Map;
 final class ServerProbe {
 
     /** The heap and connections {@code /debug/gc} reports. */
-    static final class Heap {
-        final long usedBytes;
-        final long connections;
-
-        Heap(long usedBytes, long connections) {
-            this.usedBytes = usedBytes;
-            this.connections = connections;
-        }
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Heap(long heapUsedBytes, long connections) {
     }
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -44,13 +40,11 @@ final class ServerProbe {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/debug/gc"))
                 .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.noBody()).build();
         String body = send(req);
-        Map<String, Object> m;
         try {
-            m = Json.parseObject(body.trim());
+            return JsonCodec.read(body.trim(), Heap.class);
         } catch (IllegalArgumentException e) {
-            throw new IOException(base + "/debug/gc answered no JSON: " + Json.abbreviate(body), e);
+            throw new IOException(base + "/debug/gc answered no heap JSON: " + JsonCodec.abbreviate(body), e);
         }
-        return new Heap(Json.getLong(m, "heap_used_bytes"), Json.getLong(m, "connections"));
     }
 
     /** The server's metrics now. */
@@ -64,7 +58,7 @@ final class ServerProbe {
         HttpResponse<String> res = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
         if (res.statusCode() != 200) {
             throw new IOException(req.method() + " " + req.uri() + " answered " + res.statusCode() + ": "
-                    + Json.abbreviate(res.body()));
+                    + JsonCodec.abbreviate(res.body()));
         }
         return res.body();
     }

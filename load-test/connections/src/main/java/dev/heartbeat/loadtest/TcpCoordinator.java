@@ -28,6 +28,13 @@ final class TcpCoordinator {
 
     private static final String DEMO_READY = "demo-server listening on";
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    /** Heartbeat's worker counters in the report, and the servers' metrics they come from. */
+    private static final String[][] HEARTBEAT_COUNTERS = {
+        {RunResult.WAKEUPS, "heartbeat_wakeups_total"},
+        {RunResult.CYCLES, "heartbeat_cycles_total"},
+        {RunResult.EXPIRATIONS, "heartbeat_expirations_total"},
+        {RunResult.REARMS, "heartbeat_rearms_total"},
+        {RunResult.STALL_RECHECKS, "heartbeat_stall_rechecks_total"}};
 
     private final RunPlan plan;
     private final Progress progress;
@@ -38,35 +45,71 @@ final class TcpCoordinator {
     }
 
     RunResult run(String impl, int runIndex) throws IOException, InterruptedException {
-        Scenario s = plan.scenario;
-        TcpLayout layout = TcpLayout.plan(s.connections, plan.maxPerProcess);
-        boolean external = !plan.targets.isEmpty();
-        RunResult result = new RunResult(impl, RunPlan.TCP, s.connections);
-        result.clientProcesses = layout.clients;
         long started = System.nanoTime();
-        String label = impl + "/tcp";
-        List<ChildProcess> servers = new ArrayList<>();
-        List<ChildProcess> clients = new ArrayList<>();
+        Run run = new Run(impl, runIndex);
         boolean completed = false;
         try {
-            List<String> echo = new ArrayList<>();
+            run.startServers();
+            run.measureHeapBefore();
+            run.connect(started);
+            run.measureHeapAfter();
+            run.runWindow();
+            run.collect();
+            completed = true;
+        } finally {
+            run.stop(completed);
+        }
+        run.result.wallSeconds = (System.nanoTime() - started) / 1e9;
+        return run.result;
+    }
+
+    /** One implementation's run, phase by phase: its processes, probes and samples of the servers' metrics. */
+    private final class Run {
+        private final String impl;
+        private final int runIndex;
+        private final String label;
+        private final TcpLayout layout;
+        private final boolean external = !plan.targets.isEmpty();
+        private final RunResult result;
+        private final List<ChildProcess> servers = new ArrayList<>();
+        private final List<ChildProcess> clients = new ArrayList<>();
+        private final List<String> echo = new ArrayList<>();
+        private final List<ServerProbe> probes = new ArrayList<>();
+        /** The servers' metrics before and after connecting, and at the start and end of the window. */
+        private List<Map<String, Double>> beforeConnect;
+        private List<Map<String, Double>> afterConnect;
+        private List<Map<String, Double>> windowStart;
+        private List<Map<String, Double>> windowEnd;
+
+        Run(String impl, int runIndex) {
+            this.impl = impl;
+            this.runIndex = runIndex;
+            this.label = impl + "/tcp";
+            this.layout = TcpLayout.plan(plan.scenario.connections, plan.maxPerProcess);
+            this.result = new RunResult(impl, RunPlan.TCP, plan.scenario.connections);
+            result.clientProcesses = layout.clients;
+        }
+
+        /** Starts the demo servers, or takes the running --target ones. */
+        void startServers() throws IOException, InterruptedException {
             List<String> http = new ArrayList<>();
             if (external) {
                 echo.addAll(plan.targets);
                 http.addAll(plan.targetMetrics);
-                result.serverProcesses = echo.size();
                 result.notes.add("servers were already running (--target): their settings must match this scenario");
             } else {
-                startServers(impl, runIndex, layout, servers, echo, http, label);
-                result.serverProcesses = servers.size();
+                TcpCoordinator.this.startServers(impl, runIndex, layout, servers, echo, http, label);
             }
-            List<ServerProbe> probes = new ArrayList<>();
+            result.serverProcesses = echo.size();
             for (String h : http) {
                 probes.add(new ServerProbe(h));
             }
             if (probes.isEmpty()) {
                 result.notes.add("no server HTTP endpoints: heap and CPU were not measured");
             }
+        }
+
+        void measureHeapBefore() throws IOException, InterruptedException {
             if (!probes.isEmpty()) {
                 Map<String, Double> first = probes.get(0).metrics();
                 if (external) {
@@ -75,26 +118,28 @@ final class TcpCoordinator {
                 result.heapBeforeBytes = gc(probes, null);
                 result.serverTransport = serverTransport(first);
             }
-            List<Map<String, Double>> cpu0 = metrics(probes);
+            beforeConnect = metrics(probes);
+        }
 
+        /** Starts the client processes and waits until every connection is up (or failed). */
+        void connect(long started) throws IOException, InterruptedException {
+            Scenario s = plan.scenario;
             long deadline = System.nanoTime() + plan.connectBudgetNanos() + s.durationNanos + 300 * SECOND;
             for (int c = 0; c < layout.clients; c++) {
-                Map<String, Object> spec = ClientWorker.spec(s, impl, layout.clientFrom(c), layout.clientTo(c), echo,
-                        external ? List.of() : layout.sources(runIndex, c), plan.clientThreads,
-                        plan.connectRate / layout.clients, deadline);
-                List<String> cmd = new ArrayList<>();
-                cmd.add(RunPlan.javaCommand());
-                cmd.add("-Xmx" + plan.clientHeap);
-                cmd.addAll(plan.jvmArgs);
-                cmd.add("-cp");
-                cmd.add(plan.loadTestJar.toString());
+                ClientWorker.Spec spec = new ClientWorker.Spec(s.settings(), impl, layout.clientFrom(c),
+                        layout.clientTo(c), echo, external ? List.of() : layout.sources(runIndex, c),
+                        plan.clientThreads, plan.connectRate / layout.clients, deadline);
+                List<String> cmd = new ArrayList<>(plan.childJvm(plan.clientHeap));
                 cmd.add(ClientWorker.class.getName());
-                cmd.add(Json.write(spec));
+                cmd.add(JsonCodec.write(spec));
                 clients.add(ChildProcess.start(impl + "-client-" + c, cmd,
                         plan.out.resolve("logs").resolve(impl + "-tcp-client-" + c + ".log")));
             }
             awaitConnected(label, clients, servers, started);
-            List<Map<String, Double>> cpu1 = metrics(probes);
+            afterConnect = metrics(probes);
+        }
+
+        void measureHeapAfter() throws IOException, InterruptedException {
             if (!probes.isEmpty()) {
                 long gcStart = System.nanoTime();
                 progress.show(label + ": measuring the servers' heap (full GC)...");
@@ -102,19 +147,24 @@ final class TcpCoordinator {
                 result.heapAfterBytes = gc(probes, connections);
                 result.connectionsAtHeap = connections[0];
                 progress.println(String.format(Locale.ROOT, "%s: heap measured in %s: %s bytes per connection", label,
-                        Progress.seconds((System.nanoTime() - gcStart) / 1e9), Report.num(result.heapBytesPerConnection())));
+                        Progress.seconds((System.nanoTime() - gcStart) / 1e9),
+                        Report.num(result.heapBytesPerConnection())));
             }
-            List<Map<String, Double>> cpu2 = metrics(probes);
+            windowStart = metrics(probes);
             if (!probes.isEmpty()) {
-                long closedBefore = (long) sum(cpu2, m -> idleCloses(m));
-                long pingsBefore = (long) sum(cpu2, m -> ServerProbe.value(m, "demo_pings_sent_total"));
+                long closedBefore = (long) sum(windowStart, m -> idleCloses(m));
+                long pingsBefore = (long) sum(windowStart, m -> ServerProbe.value(m, "demo_pings_sent_total"));
                 if (closedBefore > 0 || pingsBefore > 0) {
                     result.notes.add("the heap was measured after " + pingsBefore + " pings and " + closedBefore
                             + " idle closes: the connect phase and the GCs outlasted the first ping interval");
                 }
             }
+        }
+
+        /** Starts the window in every client, follows it, and measures the rest of the machine's CPU over it. */
+        void runWindow() throws IOException, InterruptedException {
             long start = System.nanoTime() + SECOND / 2;
-            long end = start + s.durationNanos;
+            long end = start + plan.scenario.durationNanos;
             for (ChildProcess c : clients) {
                 c.send("run " + start + " " + end);
             }
@@ -125,38 +175,39 @@ final class TcpCoordinator {
             followRun(label, clients, servers, start, end);
             ParentLink.sleepUntil(end);
             result.otherCpu(MachineCpu.machineBusySeconds() - machine0, MachineCpu.processSeconds(pids) - ours0,
-                    s.durationNanos / 1e9);
-            List<Map<String, Double>> cpu3 = metrics(probes);
+                    plan.scenario.durationNanos / 1e9);
+            windowEnd = metrics(probes);
+        }
+
+        /** Merges the clients' results and the servers' CPU and counters over the window. */
+        void collect() throws InterruptedException {
             for (ChildProcess c : clients) {
-                Map<String, Object> m = c.awaitMessage("result", 60 * SECOND);
-                result.client.add(ClientResult.fromJson(Json.getObject(m, "result")));
+                result.client.add(c.awaitMessage(ChildMessage.Result.class, 60 * SECOND).result());
             }
             if (!probes.isEmpty()) {
-                result.serverCpuSeconds = sum(cpu3, TcpCoordinator::cpu) - sum(cpu2, TcpCoordinator::cpu);
-                result.connectServerCpuSeconds = sum(cpu1, TcpCoordinator::cpu) - sum(cpu0, TcpCoordinator::cpu);
+                result.serverCpuSeconds = delta(windowEnd, windowStart, "process_cpu_seconds_total");
+                result.connectServerCpuSeconds = delta(afterConnect, beforeConnect, "process_cpu_seconds_total");
+                result.serverCounters.put(RunResult.GC_SECONDS,
+                        delta(windowEnd, windowStart, "jvm_gc_collection_seconds_total"));
                 if (Scenario.HEARTBEAT.equals(impl)) {
-                    result.workerCpuSeconds = sum(cpu3, TcpCoordinator::workerCpu) - sum(cpu2, TcpCoordinator::workerCpu);
+                    result.workerCpuSeconds = delta(windowEnd, windowStart, "heartbeat_worker_cpu_seconds_total");
+                    for (String[] counter : HEARTBEAT_COUNTERS) {
+                        result.serverCounters.put(counter[0], delta(windowEnd, windowStart, counter[1]));
+                    }
                 }
-                result.serverCounters.put(RunResult.GC_SECONDS, delta(cpu3, cpu2, "jvm_gc_collection_seconds_total"));
-                if (Scenario.HEARTBEAT.equals(impl)) {
-                    result.serverCounters.put(RunResult.WAKEUPS, delta(cpu3, cpu2, "heartbeat_wakeups_total"));
-                    result.serverCounters.put(RunResult.CYCLES, delta(cpu3, cpu2, "heartbeat_cycles_total"));
-                    result.serverCounters.put(RunResult.EXPIRATIONS, delta(cpu3, cpu2, "heartbeat_expirations_total"));
-                    result.serverCounters.put(RunResult.REARMS, delta(cpu3, cpu2, "heartbeat_rearms_total"));
-                    result.serverCounters.put(RunResult.STALL_RECHECKS,
-                            delta(cpu3, cpu2, "heartbeat_stall_rechecks_total"));
-                }
-                result.pingsSent = (long) sum(cpu3, m -> ServerProbe.value(m, "demo_pings_sent_total"));
-                result.idleCloses = (long) sum(cpu3, m -> idleCloses(m));
+                result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, "demo_pings_sent_total"));
+                result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }
             for (ChildProcess c : clients) {
                 c.send("exit");
             }
-            completed = true;
-        } finally {
+        }
+
+        /** Lets the clients close their connections and exit (after a completed run), and stops the servers. */
+        void stop(boolean completed) throws InterruptedException {
             for (ChildProcess c : clients) {
                 if (completed) {
-                    c.awaitExit(15 * SECOND); // closing its connections, then exiting
+                    c.awaitExit(15 * SECOND);
                 } else {
                     c.stop(2 * SECOND);
                 }
@@ -165,8 +216,6 @@ final class TcpCoordinator {
                 srv.stop(8 * SECOND);
             }
         }
-        result.wallSeconds = (System.nanoTime() - started) / 1e9;
-        return result;
     }
 
     /** This process and its children. */
@@ -223,13 +272,13 @@ final class TcpCoordinator {
                         + Progress.seconds(plan.connectBudgetNanos() / 1e9));
             }
             for (ChildProcess c : clients) {
-                Map<String, Object> m;
-                while ((m = c.messages().peek()) != null && !"result".equals(m.get("type"))) {
+                ChildMessage m;
+                while ((m = c.messages().peek()) != null && !(m instanceof ChildMessage.Result)) {
                     c.messages().poll();
-                    if ("connected".equals(m.get("type"))) {
+                    if (m instanceof ChildMessage.Connected) {
                         done.put(c, Boolean.TRUE);
-                    } else if ("error".equals(m.get("type"))) {
-                        throw c.failure("failed: " + m.get("message"));
+                    } else if (m instanceof ChildMessage.Failed) {
+                        throw c.failure("failed: " + ((ChildMessage.Failed) m).message());
                     }
                 }
                 c.requireAlive();
@@ -237,8 +286,9 @@ final class TcpCoordinator {
             for (ChildProcess srv : servers) {
                 srv.requireAlive();
             }
-            long up = total(clients, "connected");
-            long failed = total(clients, "failed");
+            ChildMessage.ProgressUpdate p = total(clients);
+            long up = p.connected();
+            long failed = p.failed();
             double elapsed = (System.nanoTime() - phaseStart) / 1e9;
             double rate = up / Math.max(elapsed, 1e-3);
             progress.show(String.format(Locale.ROOT, "%s connecting: %s / %s up, %s failed, %s/s, ETA %s",
@@ -246,9 +296,9 @@ final class TcpCoordinator {
                     Progress.seconds(rate > 0 ? (n - up - failed) / rate : Double.NaN)));
             Thread.sleep(250);
         }
-        long up = total(clients, "connected");
+        ChildMessage.ProgressUpdate p = total(clients);
         progress.println(String.format(Locale.ROOT, "%s: %s / %s connections up, %s failed, in %s", label,
-                Progress.count(up), Progress.count(n), Progress.count(total(clients, "failed")),
+                Progress.count(p.connected()), Progress.count(n), Progress.count(p.failed()),
                 Progress.seconds((System.nanoTime() - phaseStart) / 1e9)));
     }
 
@@ -261,30 +311,19 @@ final class TcpCoordinator {
             for (ChildProcess srv : servers) {
                 srv.requireAlive();
             }
-            progress.show(runLine(label, clients, start, end));
+            progress.show(Progress.runLine(label, " running ", start, end, total(clients)));
             Thread.sleep(Math.max(1, Math.min(500, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
         }
-        progress.println(runLine(label, clients, start, end).replace(" running ", " ran "));
+        progress.println(Progress.runLine(label, " ran ", start, end, total(clients)));
     }
 
-    private String runLine(String label, List<ChildProcess> clients, long start, long end) {
-        double elapsed = Math.max(0, (System.nanoTime() - start) / 1e9);
-        return String.format(Locale.ROOT, "%s running %s / %s: %s closed by the server, %s premature, "
-                + "%s unexpected, %s echoes", label, Progress.seconds(Math.min(elapsed, (end - start) / 1e9)),
-                Progress.seconds((end - start) / 1e9), Progress.count(total(clients, "closed")),
-                Progress.count(total(clients, "premature")), Progress.count(total(clients, "unexpected")),
-                Progress.count(total(clients, "echoes")));
-    }
-
-    private static long total(List<ChildProcess> clients, String key) {
-        long sum = 0;
+    /** The clients' latest progress, summed. */
+    private static ChildMessage.ProgressUpdate total(List<ChildProcess> clients) {
+        List<ChildMessage.ProgressUpdate> all = new ArrayList<>();
         for (ChildProcess c : clients) {
-            Map<String, Object> p = c.lastProgress();
-            if (p != null && p.get(key) instanceof Number) {
-                sum += ((Number) p.get(key)).longValue();
-            }
+            all.add(c.lastProgress());
         }
-        return sum;
+        return ChildMessage.ProgressUpdate.sum(all);
     }
 
     /**
@@ -319,9 +358,9 @@ final class TcpCoordinator {
                 }
                 throw new IOException("POST /debug/gc failed", e.getCause());
             }
-            heap += h.usedBytes;
+            heap += h.heapUsedBytes();
             if (connections != null) {
-                connections[0] += h.connections;
+                connections[0] += h.connections();
             }
         }
         return heap;
@@ -363,14 +402,6 @@ final class TcpCoordinator {
             }
         }
         return sum;
-    }
-
-    private static double cpu(Map<String, Double> m) {
-        return ServerProbe.value(m, "process_cpu_seconds_total");
-    }
-
-    private static double workerCpu(Map<String, Double> m) {
-        return ServerProbe.value(m, "heartbeat_worker_cpu_seconds_total");
     }
 
     /** Connections the server closed for idleness or unanswered pings (not for over-long lines). */

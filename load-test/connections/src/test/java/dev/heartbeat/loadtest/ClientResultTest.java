@@ -32,8 +32,11 @@ class ClientResultTest {
     @Test
     void survivesTheTripThroughJson() {
         ClientResult r = part(2, 10, 20, 1234);
-        ClientResult back = ClientResult.fromJson(Json.parseObject(Json.write(r.toJson())));
-        assertEquals(Json.write(r.toJson()), Json.write(back.toJson()));
+        String json = JsonCodec.write(new ChildMessage.Result(r, null));
+        ClientResult back = ((ChildMessage.Result) JsonCodec.read(json, ChildMessage.class)).result();
+        assertEquals(json, JsonCodec.write(new ChildMessage.Result(back, null)));
+        assertEquals(r.lateness, back.lateness, "the histogram, through its compressed base64 form");
+        assertEquals(20, back.connectedByRole[Role.SILENT.ordinal()]);
     }
 
     @Test

@@ -117,8 +117,10 @@ class VerdictTest {
     void roundTripsThroughJson() {
         Scenario s = Scenario.builder().connections(1234).policy(Scenario.Policy.CLOSE).idleTimeoutNanos(7 * S)
                 .activePeriodNanos(S / 4).durationNanos(20 * S).seed(-5).tickNanos(1 << 22).build();
-        Scenario t = Scenario.fromJson(Json.parseObject(Json.write(s.toJson())));
-        assertEquals(Json.write(s.toJson()), Json.write(t.toJson()));
+        String json = JsonCodec.write(s.settings());
+        assertTrue(json.contains("\"idle_timeout_ns\":7000000000"), json);
+        Scenario t = JsonCodec.read(json, Scenario.Settings.class).scenario();
+        assertEquals(s.settings(), t.settings());
         assertEquals(String.join(" ", s.serverFlags()), String.join(" ", t.serverFlags()));
         assertTrue(String.join(" ", s.serverFlags()).contains("--tick 4194304ns"));
     }
