@@ -56,6 +56,11 @@ import picocli.CommandLine.Spec;
                     + "server's own pipeline on Netty's in-JVM transport, one JVM per implementation.",
             "",
             "Durations are a number and a unit: 500ms, 30s, 2m. Sizes: 512m, 2g.",
+            "",
+            "A quick smoke test (about 30 s, 2,000 connections in one JVM, Heartbeat and IdleStateHandler):",
+            "  java -jar load-test/target/load-test.jar " + LoadTest.SMOKE_TEST,
+            "The run window (--duration) must hold the close window (--idle-timeout, or --ping-interval + "
+                    + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
             ""},
         footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
                 + "silent or dying connection left open, an unexpected close, or a connection not opened); 2 bad "
@@ -63,6 +68,10 @@ import picocli.CommandLine.Spec;
             "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
                 + "if this process dies."})
 public final class LoadTest implements Callable<Integer> {
+
+    /** The smoke test {@code --help} shows: small timeouts, so that a short run sees every close. */
+    static final String SMOKE_TEST = "--transport local --connections 2000 --ping-interval 3s --ping-timeout 2s "
+            + "--active-rate 2 --duration 10s --out reports/smoke";
 
     private static final Pattern SIZE = Pattern.compile("[1-9][0-9]*[kKmMgG]?");
 
@@ -73,15 +82,35 @@ public final class LoadTest implements Callable<Integer> {
             description = "Connections to open. Default: ${DEFAULT-VALUE}.")
     int connections;
 
+    /** The transports a run can use. */
+    enum Transport {
+        TCP, LOCAL;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The idle implementations a run can compare: the demo server's {@code --idle-impl} values. */
+    enum Impl {
+        HEARTBEAT, NETTY, NONE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     @Option(names = "--transport", paramLabel = "tcp|local", defaultValue = "tcp",
             description = "tcp: real loopback sockets to demo-server processes; local: Netty's in-JVM transport. "
                     + "Default: ${DEFAULT-VALUE}.")
-    String transport;
+    Transport transport;
 
-    @Option(names = "--compare", paramLabel = "IMPLS", defaultValue = "heartbeat,netty",
+    @Option(names = "--compare", paramLabel = "IMPL", split = ",", defaultValue = "heartbeat,netty",
             description = "Idle implementations to run in turn, comma-separated: heartbeat, netty (IdleStateHandler), "
-                    + "none (no idle handling: a heap and CPU baseline, no closes expected). Default: ${DEFAULT-VALUE}.")
-    String compare;
+                    + "none (no idle handling: a heap and CPU baseline, no closes expected). Default: heartbeat,netty.")
+    List<Impl> compare;
 
     @Option(names = "--mix", paramLabel = "ROLE=PCT,...", defaultValue = Mix.DEFAULT,
             description = "Share of each role in percent, adding up to 100. Default: ${DEFAULT-VALUE}.")
@@ -90,29 +119,33 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--policy", paramLabel = "close|ping", defaultValue = "ping",
             description = "What the server does with idle connections: close after --idle-timeout, or ping after "
                     + "--ping-interval and close after --max-missed-pings unanswered. Default: ${DEFAULT-VALUE}.")
-    String policy;
+    Scenario.Policy policy;
 
-    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "40s",
+    @Option(names = "--idle-timeout", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "40s",
             description = "Close policy: reader idle timeout. Default: ${DEFAULT-VALUE}.")
-    String idleTimeout;
+    Duration idleTimeout;
 
-    @Option(names = "--ping-interval", paramLabel = "DURATION", defaultValue = "40s",
+    @Option(names = "--ping-interval", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "40s",
             description = "Ping policy: silence before the server sends PING. Long enough that the connect phase "
                     + "ends first, so the heap is measured before any ping. Default: ${DEFAULT-VALUE}.")
-    String pingInterval;
+    Duration pingInterval;
 
-    @Option(names = "--ping-timeout", paramLabel = "DURATION", defaultValue = "5s",
+    @Option(names = "--ping-timeout", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "5s",
             description = "Ping policy: how long each PING waits for an answer. Default: ${DEFAULT-VALUE}.")
-    String pingTimeout;
+    Duration pingTimeout;
 
     @Option(names = "--max-missed-pings", paramLabel = "N", defaultValue = "2",
             description = "Ping policy: unanswered PINGs before the close. Default: ${DEFAULT-VALUE}.")
     int maxMissedPings;
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "100s",
+    @Option(names = "--duration", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "100s",
             description = "The measured run, from the moment every connection is up; it must cover the close "
                     + "window plus a grace. Default: ${DEFAULT-VALUE}.")
-    String duration;
+    Duration duration;
 
     @Option(names = "--active-rate", paramLabel = "LINES_PER_S", defaultValue = "0.2",
             description = "Lines per second of each active connection. Default: ${DEFAULT-VALUE} (20,000 active "
@@ -160,17 +193,18 @@ public final class LoadTest implements Callable<Integer> {
     int basePort;
 
     @Option(names = "--tick", paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "Heartbeat's wheel tick, given to the servers. Default: the library's (2^20 ns, about 1ms).")
-    String tick;
+    Duration tick;
 
-    @Option(names = "--target", paramLabel = "HOST:PORT,...",
+    @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
             description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
                     + "give the servers' --policy and timeouts here too).")
-    String target;
+    List<String> target = new ArrayList<>();
 
-    @Option(names = "--target-metrics", paramLabel = "HOST:PORT,...",
+    @Option(names = "--target-metrics", paramLabel = "HOST:PORT", split = ",",
             description = "The HTTP endpoints of the --target servers, in the same order, for heap and CPU.")
-    String targetMetrics;
+    List<String> targetMetrics = new ArrayList<>();
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
             description = "Seed of the role shuffle, send phases and moments of death. Default: ${DEFAULT-VALUE}.")
@@ -207,7 +241,7 @@ public final class LoadTest implements Callable<Integer> {
     static CommandLine commandLine() {
         System.setProperty("loadtest.cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
         System.setProperty("loadtest.perProcess", Integer.toString(TcpLayout.defaultPerProcess()));
-        CommandLine cmd = new CommandLine(new LoadTest());
+        CommandLine cmd = new CommandLine(new LoadTest()).setCaseInsensitiveEnumValuesAllowed(true);
         cmd.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println(ex.getMessage());
@@ -230,15 +264,15 @@ public final class LoadTest implements Callable<Integer> {
         return Scenario.builder()
                 .connections(connections)
                 .mix(Mix.parse(mix))
-                .policy(parsePolicy(policy))
-                .idleTimeoutNanos(duration("--idle-timeout", idleTimeout))
-                .pingIntervalNanos(duration("--ping-interval", pingInterval))
-                .pingTimeoutNanos(duration("--ping-timeout", pingTimeout))
+                .policy(policy)
+                .idleTimeoutNanos(idleTimeout.toNanos())
+                .pingIntervalNanos(pingInterval.toNanos())
+                .pingTimeoutNanos(pingTimeout.toNanos())
                 .maxMissedPings(maxMissedPings)
                 .activePeriodNanos((long) (1e9 / activeRate))
-                .durationNanos(duration("--duration", duration))
+                .durationNanos(duration.toNanos())
                 .seed(seed)
-                .tickNanos(tick == null ? 0 : duration("--tick", tick))
+                .tickNanos(tick == null ? 0 : tick.toNanos())
                 .build();
     }
 
@@ -248,13 +282,10 @@ public final class LoadTest implements Callable<Integer> {
      * @throws IllegalArgumentException naming the flag and value that cannot work
      */
     RunPlan plan(Scenario s) {
-        String t = transport.trim().toLowerCase(Locale.ROOT);
-        if (!t.equals(RunPlan.TCP) && !t.equals(RunPlan.LOCAL)) {
-            throw new IllegalArgumentException("--transport must be tcp or local: '" + transport + "'");
-        }
-        List<String> impls = parseImpls(compare);
-        List<String> targets = splitList(target);
-        List<String> metrics = splitList(targetMetrics);
+        String t = transport.toString();
+        List<String> impls = impls(compare);
+        List<String> targets = target;
+        List<String> metrics = targetMetrics;
         for (String h : targets) {
             TcpLayout.parseHostPort(h);
         }
@@ -267,7 +298,7 @@ public final class LoadTest implements Callable<Integer> {
             }
             if (impls.size() != 1) {
                 throw new IllegalArgumentException("--target servers run one implementation: give --compare with "
-                        + "exactly one (the servers' --idle-impl), not '" + compare + "'");
+                        + "exactly one (the servers' --idle-impl), not " + impls);
             }
             if (!metrics.isEmpty() && metrics.size() != targets.size()) {
                 throw new IllegalArgumentException("--target-metrics names " + metrics.size()
@@ -386,56 +417,15 @@ public final class LoadTest implements Callable<Integer> {
         return 0;
     }
 
-    static Scenario.Policy parsePolicy(String text) {
-        switch (text.trim().toLowerCase(Locale.ROOT)) {
-            case "close":
-                return Scenario.Policy.CLOSE;
-            case "ping":
-                return Scenario.Policy.PING;
-            default:
-                throw new IllegalArgumentException("--policy must be close or ping: '" + text + "'");
-        }
-    }
-
-    static List<String> parseImpls(String text) {
+    static List<String> impls(List<Impl> compare) {
         List<String> impls = new ArrayList<>();
-        for (String part : splitList(text)) {
-            String impl = part.toLowerCase(Locale.ROOT);
-            if (!impl.equals(Scenario.HEARTBEAT) && !impl.equals(Scenario.NETTY) && !impl.equals(Scenario.NONE)) {
-                throw new IllegalArgumentException("--compare: unknown implementation '" + part
-                        + "': expected heartbeat, netty or none");
+        for (Impl impl : compare) {
+            if (impls.contains(impl.toString())) {
+                throw new IllegalArgumentException("--compare names " + impl + " twice: " + compare);
             }
-            if (impls.contains(impl)) {
-                throw new IllegalArgumentException("--compare names " + impl + " twice: '" + text + "'");
-            }
-            impls.add(impl);
-        }
-        if (impls.isEmpty()) {
-            throw new IllegalArgumentException("--compare is empty: expected e.g. heartbeat,netty");
+            impls.add(impl.toString());
         }
         return impls;
-    }
-
-    private static List<String> splitList(String text) {
-        List<String> out = new ArrayList<>();
-        if (text != null) {
-            for (String part : text.split(",")) {
-                if (!part.isBlank()) {
-                    out.add(part.trim());
-                }
-            }
-        }
-        return out;
-    }
-
-    private static long duration(String flag, String text) {
-        Duration d;
-        try {
-            d = DurationConverter.parse(text);
-        } catch (CommandLine.TypeConversionException e) {
-            throw new IllegalArgumentException(flag + ": " + e.getMessage(), e);
-        }
-        return d.toNanos();
     }
 
     private static void requireSize(String flag, String size) {

@@ -1,6 +1,7 @@
 package dev.heartbeat.loadtest;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.Arrays;
@@ -303,16 +304,14 @@ final class Scenario {
             Scenario s = new Scenario(this);
             long quietLimit = policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos;
             if (mix.percent(Role.ACTIVE) > 0 && activePeriodNanos >= quietLimit) {
-                throw new IllegalArgumentException("--active-rate " + perSecond(activePeriodNanos) + " sends a line every "
-                        + format(activePeriodNanos) + ", not within the " + (policy == Policy.CLOSE ? "idle timeout "
-                        : "ping interval ") + format(quietLimit) + ": active connections would look idle");
+                String limit = policy == Policy.CLOSE ? "--idle-timeout" : "--ping-interval";
+                throw new IllegalArgumentException("--active-rate " + perSecond(activePeriodNanos)
+                        + " sends a line every " + format(activePeriodNanos) + ", not within " + limit + " "
+                        + format(quietLimit) + ": active connections would look idle; give an --active-rate above "
+                        + perSecond(quietLimit) + " or a " + limit + " above " + format(activePeriodNanos));
             }
             if (s.deathSpanNanos() < TimeUnit.SECONDS.toNanos(1)) {
-                long min = s.closeWindowNanos() + s.graceNanos() + TimeUnit.SECONDS.toNanos(1);
-                throw new IllegalArgumentException("--duration " + format(durationNanos) + " is too short: every close is "
-                        + "due up to " + format(s.closeWindowNanos()) + " (" + s.describeWindowSource()
-                        + ") after a connection's last input and must be due " + format(s.graceNanos())
-                        + " before the end; use at least " + format(min));
+                throw new IllegalArgumentException(s.tooShort());
             }
             return s;
         }
@@ -324,14 +323,42 @@ final class Scenario {
         }
 
         private static String perSecond(long periodNanos) {
-            double perSecond = 1e9 / periodNanos;
-            return (perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond)
-                    : String.format(Locale.ROOT, "%.4g", perSecond)) + "/s";
+            return new BigDecimal(1e9 / periodNanos).round(new MathContext(3)).stripTrailingZeros().toPlainString()
+                    + "/s";
         }
     }
 
-    private String describeWindowSource() {
-        return policy == Policy.CLOSE ? "the idle timeout"
-                : "ping interval + max-missed-pings x ping timeout";
+    /**
+     * Why the run window is too short, and the two ways out: a longer {@code --duration}, or a close
+     * window that fits this one, with flags that give it. The rule: the last dying connection dies 1 s
+     * into the window at the earliest, and its close must be due a grace before the end.
+     */
+    private String tooShort() {
+        long second = TimeUnit.SECONDS.toNanos(1);
+        long min = closeWindowNanos() + graceNanos() + second;
+        // the largest window w with w + max(2 s, w / 4) + 1 s <= duration
+        long fits = Math.max(0, Math.min(durationNanos - MIN_GRACE_NANOS - second, (durationNanos - second) * 4 / 5));
+        String window = policy == Policy.CLOSE ? "--idle-timeout " + format(idleTimeoutNanos)
+                : "--ping-interval " + format(pingIntervalNanos) + " + --max-missed-pings " + maxMissedPings
+                        + " x --ping-timeout " + format(pingTimeoutNanos) + " = " + format(closeWindowNanos());
+        String way = "--duration " + format(durationNanos) + " is too short: every close is due up to the close "
+                + "window (" + window + ") after a connection's last input, and must be due " + format(graceNanos())
+                + " (a quarter of the window, at least 2s) before the end, with 1s left for the dying connections "
+                + "to die in; give --duration " + format(min) + " or more";
+        if (fits < TimeUnit.MILLISECONDS.toNanos(3)) {
+            return way;
+        }
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        String example;
+        if (policy == Policy.CLOSE) {
+            example = "--idle-timeout " + format(fits / ms * ms);
+        } else {
+            // a ping timeout t and an interval of 1.5 t: the window is (max-missed-pings + 1.5) t
+            long t = (long) (fits / (maxMissedPings + 1.5));
+            long unit = t >= TimeUnit.SECONDS.toNanos(2) ? TimeUnit.SECONDS.toNanos(1) : ms;
+            t = t / unit * unit;
+            example = "--ping-interval " + format(t * 3 / 2) + " --ping-timeout " + format(t);
+        }
+        return way + ", or a close window of at most " + format(fits) + " for this duration, e.g. " + example;
     }
 }

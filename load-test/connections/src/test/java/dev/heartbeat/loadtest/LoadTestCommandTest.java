@@ -44,12 +44,14 @@ class LoadTestCommandTest {
     @Test
     void badValuesFailNamingTheValue() {
         assertRefused("--connections must be at least 1: 0", "--connections", "0");
-        assertRefused("--transport must be tcp or local: 'udp'", "--transport", "udp");
-        assertRefused("unknown implementation 'idle'", "--compare", "heartbeat,idle");
+        assertRefused("Invalid value for option '--transport': expected one of [TCP, LOCAL] (case-insensitive) but "
+                + "was 'udp'", "--transport", "udp");
+        assertRefused("Invalid value for option '--compare' (IMPL): expected one of [HEARTBEAT, NETTY, NONE]",
+                "--compare", "heartbeat,idle");
         assertRefused("--compare names netty twice", "--compare", "netty,netty");
-        assertRefused("--policy must be close or ping: 'sometimes'", "--policy", "sometimes");
+        assertRefused("Invalid value for option '--policy': expected one of [CLOSE, PING]", "--policy", "sometimes");
         assertRefused("--mix shares must add up to 100, not 110", "--mix", "silent=60,pong=50");
-        assertRefused("--ping-interval: '5' ", "--ping-interval", "5");
+        assertRefused("Invalid value for option '--ping-interval': '5' ", "--ping-interval", "5");
         assertRefused("--server-heap is not a JVM heap size such as 512m or 2g: '12x'", "--server-heap", "12x");
         assertRefused("--active-rate must be a positive number of lines per second: -1.0", "--active-rate", "-1");
         assertRefused("--connect-rate must be a positive number per second: 0.0", "--connect-rate", "0");
@@ -60,8 +62,25 @@ class LoadTestCommandTest {
         assertRefused("--base-port 32700 leaves no room", "--base-port", "32700");
         assertRefused("--max-connections-per-process must be in 1-", "--max-connections-per-process", "0");
         assertRefused("--duration 20s is too short", "--duration", "20s");
+        assertRefused("give --duration 63.5s or more, or a close window of at most 7s for this duration, e.g. "
+                + "--ping-interval 3s --ping-timeout 2s", "--connections", "1000", "--duration", "10s");
+        assertRefused("give an --active-rate above 0.333/s or a --ping-interval above 5s", "--active-rate", "0.2",
+                "--ping-interval", "3s", "--ping-timeout", "1s", "--duration", "20s");
         assertRefused("--duration 30s is too short", "--policy", "close", "--duration", "30s");
         assertRefused("Unknown option: '--bogus'", "--bogus");
+    }
+
+    @Test
+    void theSmokeTestInTheHelpIsAValidScenario() {
+        String[] r = execute("--help");
+        assertTrue(r[1].replaceAll("\\s+", " ").contains("java -jar load-test/target/load-test.jar "
+                + LoadTest.SMOKE_TEST), r[1]);
+        for (String extra : new String[] {"", " --compare heartbeat", " --seed 7 --mix active=50,silent=50"}) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs((LoadTest.SMOKE_TEST + extra).split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertEquals(TimeUnit.SECONDS.toNanos(10), s.durationNanos);
+        }
     }
 
     @Test
