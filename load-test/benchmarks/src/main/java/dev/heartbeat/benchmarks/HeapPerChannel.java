@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -27,6 +28,12 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * Live heap per channel, with and without an idle handler: N connected channel pairs on Netty's
@@ -46,27 +53,27 @@ import io.netty.handler.timeout.IdleStateHandler;
  * </pre>
  * Prints one JSON object: {@code {"channels": N, "bytes_per_channel": {...}}}.
  */
-public final class HeapPerChannel {
+@Command(name = "HeapPerChannel", mixinStandardHelpOptions = true,
+        description = "Live heap per channel pair on Netty's local transport, for each idle-handling setup.")
+public final class HeapPerChannel implements Callable<Integer> {
 
     private static int round;
 
-    private HeapPerChannel() {
+    @Option(names = "--channels", paramLabel = "N", defaultValue = "100000",
+            description = "Channel pairs per setup, at least 10000. Default: ${DEFAULT-VALUE}.")
+    int channels;
+
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new HeapPerChannel()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
-        int channels = 100_000;
-        for (int i = 0; i < args.length; i++) {
-            if ("--channels".equals(args[i]) && i + 1 < args.length) {
-                channels = Integer.parseInt(args[++i]);
-            } else if ("--help".equals(args[i])) {
-                System.out.println("usage: HeapPerChannel [--channels N]   (N >= 10000, default 100000)");
-                return;
-            } else {
-                throw new IllegalArgumentException("unknown argument: " + args[i] + " (try --help)");
-            }
-        }
+    @Override
+    public Integer call() throws Exception {
         if (channels < 10_000) {
-            throw new IllegalArgumentException("--channels must be at least 10000: " + channels);
+            throw new ParameterException(spec.commandLine(), "--channels must be at least 10000: " + channels);
         }
         HeartbeatMonitor monitor = HeartbeatMonitor.start();
         HeartbeatConfig reader = HeartbeatConfig.events(false, 60, 0, 0, TimeUnit.SECONDS);
@@ -98,6 +105,7 @@ public final class HeapPerChannel {
             sep = ", ";
         }
         System.out.println(json.append("}}"));
+        return 0;
     }
 
     /** Opens n channel pairs with the given server-side handler, and returns the heap they hold, per pair. */

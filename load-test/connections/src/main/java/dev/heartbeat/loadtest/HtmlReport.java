@@ -44,21 +44,11 @@ final class HtmlReport {
             }
             s.append("</ul>\n");
         }
-        s.append("<h2>How to read it</h2>\n<ul>\n")
-                .append("<li><b>Premature close</b>: the client saw the close before the earliest moment a correct "
-                        + "server may close (the client's clock read just before its last line, or before it started "
-                        + "connecting, plus the close window).</li>\n")
-                .append("<li><b>Lateness</b>: when the client saw the server close a silent or dying connection, "
-                        + "minus the moment it was due, taken from the connect's completion rather than its start "
-                        + "(a slow connect is not charged to the idle handling; a close in between counts as 0). It "
-                        + "includes the server's tick and dispatch, and the client noticing the close.</li>\n")
-                .append("<li><b>Echo latency</b>: active connections send at a fixed rate; each line carries its "
-                        + "intended send time, and latency is measured from that, so a stall counts against every "
-                        + "line it delayed (no coordinated omission).</li>\n")
-                .append("<li><b>Heap per connection</b>: heap used after a full GC with every connection up, minus "
-                        + "the same before connecting, over the connections, summed over the server processes.</li>\n")
-                .append("<li><b>Server CPU</b>: CPU time of the server processes (tcp) or the server's threads "
-                        + "and Heartbeat's worker (local) over the run window.</li>\n</ul>\n");
+        s.append("<h2>How to read it</h2>\n<ul>\n");
+        for (String[] item : Report.HOW_TO_READ) {
+            s.append("<li><b>").append(esc(item[0])).append("</b>: ").append(esc(item[1])).append("</li>\n");
+        }
+        s.append("</ul>\n");
         s.append("</body>\n</html>\n");
         return s.toString();
     }
@@ -100,20 +90,15 @@ final class HtmlReport {
         s.append("<div class=\"charts\">\n");
         List<SvgChart.Series> lateness = new ArrayList<>();
         List<SvgChart.Series> echo = new ArrayList<>();
-        double echoMax = 0;
-        for (RunResult r : runs) {
-            echoMax = Math.max(echoMax, r.client.echoLatency.getTotalCount() == 0 ? 0 : r.client.echoLatency.getMaxValue());
-        }
-        boolean echoInMillis = echoMax >= 10_000;
         for (RunResult r : runs) {
             lateness.add(new SvgChart.Series(Report.displayName(r.impl), SvgChart.color(r.impl),
                     scaled(Histograms.percentileSeries(r.client.lateness), 1e-3)));
             echo.add(new SvgChart.Series(Report.displayName(r.impl), SvgChart.color(r.impl),
-                    scaled(Histograms.percentileSeries(r.client.echoLatency), echoInMillis ? 1e-3 : 1)));
+                    Histograms.percentileSeries(r.client.echoLatency)));
         }
         s.append(SvgChart.percentiles("Close lateness of silent and dying connections (" + t + ")", "ms", lateness));
-        s.append(SvgChart.percentiles("Echo latency of active connections (" + t + ")", echoInMillis ? "ms" : "us",
-                echo));
+        // microseconds, as in the table
+        s.append(SvgChart.percentiles("Echo latency of active connections (" + t + ")", "us", echo));
         List<SvgChart.Series> bars = new ArrayList<>();
         double[][] heap = new double[runs.size()][1];
         double[][] cpu = new double[runs.size()][3];

@@ -389,8 +389,7 @@ public final class LoadTest implements Callable<Integer> {
             }
         }
         double wall = (System.nanoTime() - started) / 1e9;
-        Report report = new Report(s, plan, results, "java -jar load-test/target/load-test.jar "
-                + String.join(" ", args), startedAt, wall, errors);
+        Report report = new Report(s, plan, results, commandLine(plan.loadTestJar, args), startedAt, wall, errors);
         report.write(plan.out);
         progress.println("");
         for (String t : report.transports()) {
@@ -432,6 +431,19 @@ public final class LoadTest implements Callable<Integer> {
         if (!SIZE.matcher(size).matches()) {
             throw new IllegalArgumentException(flag + " is not a JVM heap size such as 512m or 2g: '" + size + "'");
         }
+    }
+
+    /**
+     * The command that ran: this JVM's own command line when it was started for this command (java,
+     * its flags, the jar as given), else (run in-process, as tests do) the jar and the arguments.
+     */
+    static String commandLine(Path jar, String[] args) {
+        String given = String.join(" ", args);
+        String jvm = ProcessHandle.current().info().commandLine().orElse("");
+        if (jvm.contains(" -jar ") && jvm.endsWith(given)) {
+            return jvm;
+        }
+        return "java -jar " + jar + (given.isEmpty() ? "" : " " + given);
     }
 
     /** This jar, or load-test/target/load-test.jar when running from classes (tests, an IDE). */

@@ -1,6 +1,7 @@
 package dev.heartbeat.loadtest;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.netty.util.Version;
+import org.HdrHistogram.Histogram;
 
 /**
  * The results of a load test, side by side: {@code report.json} (every number, the encoded
@@ -26,6 +28,23 @@ import io.netty.util.Version;
  * ratios); the worker's CPU reported.
  */
 final class Report {
+
+    /** What each measurement means: the one text of report.md and report.html. */
+    static final String[][] HOW_TO_READ = {
+        {"Premature close", "the client saw the close before the earliest moment a correct server may close (the "
+                + "client's clock read just before its last line, or before it started connecting, plus the close "
+                + "window)."},
+        {"Lateness", "when the client saw the server close a silent or dying connection, minus the moment it was "
+                + "due, taken from the connect's completion rather than its start (a slow connect is not charged to "
+                + "the idle handling; a close in between counts as 0). It includes the server's tick and dispatch, "
+                + "and the client noticing the close."},
+        {"Echo latency", "active connections send at a fixed rate; each line carries its intended send time, and "
+                + "latency is measured from that, so a stall counts against every line it delayed (no coordinated "
+                + "omission). In microseconds, in the table and the chart."},
+        {"Heap per connection", "heap used after a full GC with every connection up, minus the same before "
+                + "connecting, over the connections, summed over the server processes."},
+        {"Server CPU", "CPU time of the server processes (tcp) or the server's threads and Heartbeat's worker "
+                + "(local) over the run window."}};
 
     /** The lateness goal's slack above one tick. */
     static final double LATENESS_SLACK_MILLIS = 20;
@@ -224,9 +243,9 @@ final class Report {
                 ratios ? ratio(hb.serverCounter(RunResult.GC_SECONDS) / netty.serverCounter(RunResult.GC_SECONDS))
                         : null));
         rows.add(row("Heartbeat worker wake-ups in the run", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
-                ? num(r.serverCounter(RunResult.WAKEUPS)) : "-", null));
+                ? count(r.serverCounter(RunResult.WAKEUPS)) : "-", null));
         rows.add(row("Heartbeat checks deferred as stalled", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
-                ? num(r.serverCounter(RunResult.STALL_RECHECKS)) : "-", null));
+                ? count(r.serverCounter(RunResult.STALL_RECHECKS)) : "-", null));
         rows.add(row("server CPU while connecting (s)", runs, r -> num(r.connectServerCpuSeconds),
                 ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
         rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
@@ -370,13 +389,17 @@ final class Report {
         for (String f : failures) {
             s.append("- ").append(f).append('\n');
         }
-        s.append("\nHow to read it: a close is premature if the client saw it before the earliest moment a correct "
-                + "server may close (the client's clock read before its last line, or before it started connecting, "
-                + "plus the close window); lateness is the close time minus the same moment taken from the connect's "
-                + "completion (so a slow connect is not charged to the idle handling; 0 if earlier); "
-                + "echo latency is measured from each line's intended send time (fixed rate), so stalls are not "
-                + "hidden; heap per connection is (heap after GC with every connection up - heap after GC before) / "
-                + "connections, summed over the servers; server CPU is over the run window only.\n");
+        s.append("\n## How to read it\n\n");
+        for (String[] item : HOW_TO_READ) {
+            s.append("- **").append(item[0]).append("**: ").append(item[1]).append('\n');
+        }
+        s.append("\nThe whole distributions, in HdrHistogram's percentile format: ");
+        List<String> files = new ArrayList<>();
+        for (RunResult r : results) {
+            files.add(hgrmName(r, "lateness"));
+            files.add(hgrmName(r, "echo-latency"));
+        }
+        s.append(String.join(", ", files)).append(" (lateness in ms, echo latency in us).\n");
         return s.toString();
     }
 
@@ -397,6 +420,21 @@ final class Report {
         Files.writeString(dir.resolve("report.json"), JsonCodec.writePretty(toJson()), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.md"), markdown(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.html"), new HtmlReport(this).render(), StandardCharsets.UTF_8);
+        for (RunResult r : results) {
+            writeHgrm(dir.resolve(hgrmName(r, "lateness")), r.client.lateness, 1000.0);
+            writeHgrm(dir.resolve(hgrmName(r, "echo-latency")), r.client.echoLatency, 1.0);
+        }
+    }
+
+    static String hgrmName(RunResult r, String what) {
+        return r.impl + "-" + r.transport + "-" + what + ".hgrm";
+    }
+
+    /** HdrHistogram's own percentile distribution, values divided by {@code scale} (1000: us to ms). */
+    private static void writeHgrm(Path file, Histogram h, double scale) throws IOException {
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8)) {
+            h.outputPercentileDistribution(out, 5, scale);
+        }
     }
 
     // ------------------------------------------------------------------------------------ formats
@@ -416,6 +454,11 @@ final class Report {
             return String.format(Locale.ROOT, "%.1f", v);
         }
         return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** A count: a whole number with thousands separators; "-" if not measured. */
+    static String count(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : Progress.count(Math.round(v));
     }
 
     static String ratio(double v) {

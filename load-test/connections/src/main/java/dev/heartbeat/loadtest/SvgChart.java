@@ -238,7 +238,8 @@ final class SvgChart {
     }
 
     private static String label(double v) {
-        return Report.num(v);
+        // whole numbers (0, and the byte and count axes) without decimals
+        return v == Math.rint(v) ? String.format(Locale.ROOT, "%,.0f", v) : Report.num(v);
     }
 
     static String escape(String s) {
