@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.benchmarks;
 
 import java.util.SplittableRandom;
@@ -57,7 +61,10 @@ abstract class TimerDriver {
     /** Adds one timer due in 30 s and cancels it. */
     abstract long scheduleCancel();
 
-    /** Setup of one expireBurst invocation: schedules {@link #BURST} timers due at one moment and returns at that moment. */
+    /**
+     * Setup of one expireBurst invocation: schedules {@link #BURST} timers due at one moment and
+     * returns at that moment.
+     */
     abstract void armBurst() throws Exception;
 
     /** The measured part of expireBurst: returns once all {@link #BURST} timers have fired. */

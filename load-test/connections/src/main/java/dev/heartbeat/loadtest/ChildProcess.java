@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.BufferedReader;
@@ -155,7 +159,8 @@ final class ChildProcess implements AutoCloseable {
                 throw failure("exited with status " + process.exitValue() + " before printing '" + prefix + "...'");
             }
         }
-        throw failure("printed no '" + prefix + "...' line within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s");
+        throw failure("printed no '" + prefix + "...' line within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos)
+                + " s");
     }
 
     /**

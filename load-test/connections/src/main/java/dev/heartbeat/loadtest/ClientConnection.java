@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import io.netty.buffer.ByteBuf;
@@ -136,7 +140,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
             case LINE_START:
                 if (b >= '0' && b <= '9') {
                     lineState = NUMBER;
-                    number = b - '0';
+                    number = (long) b - '0';
                 } else {
                     lineState = b == 'P' ? P : OTHER;
                 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.net.SocketAddress;
@@ -133,7 +137,7 @@ final class ClientDriver {
         while (inFlight.get() > 0 && System.nanoTime() - deadlineNanos < 0) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
-        long missing = (n - issued) + inFlight.get();
+        long missing = (long) n - issued + inFlight.get();
         for (long i = 0; i < missing; i++) {
             progress.connectFailed(new TimeoutException("the connect phase ran out of time"));
         }

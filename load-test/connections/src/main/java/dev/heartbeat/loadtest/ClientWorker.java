@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.net.InetSocketAddress;
@@ -87,7 +91,7 @@ public final class ClientWorker {
                     epoll ? "epoll" : "nio"));
             phase.set("connected");
 
-            String[] run = link.awaitCommand("run", Math.max(1, deadline - System.nanoTime())).split(" ");
+            String[] run = link.awaitCommand("run", Math.max(1, deadline - System.nanoTime())).split(" ", 3);
             long start = Long.parseLong(run[1]);
             long end = Long.parseLong(run[2]);
             driver.startRun(start, end);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.PrintWriter;
@@ -6,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -335,7 +340,7 @@ public final class LoadTest implements Callable<Integer> {
             TcpLayout.echoPort(basePort, impls.size() - 1, 0); // every run's ports below the ephemeral range
         }
         Path outDir = out != null ? out : Path.of("reports", "load-test-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Path loadTestJar = locateLoadTestJar();
         Path demoJar = null;
         if (t.equals(RunPlan.TCP) && targets.isEmpty()) {
@@ -346,6 +351,9 @@ public final class LoadTest implements Callable<Integer> {
     }
 
     @Override
+    // Java 17's System.console() is null unless both stdin and stdout are a terminal: what the live
+    // progress line needs to know (on JDK 22+ it is non-null more often, and the line prints in place).
+    @SuppressWarnings("SystemConsoleNull")
     public Integer call() throws Exception {
         Scenario s;
         RunPlan plan;
@@ -358,7 +366,7 @@ public final class LoadTest implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Progress progress = new Progress(System.out, System.console() != null);
         Files.createDirectories(plan.out);
-        String startedAt = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        String startedAt = ZonedDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         long started = System.nanoTime();
         progress.println(String.format(Locale.ROOT, "load-test: %s %s connections, mix %s, %s; compare %s; "
                 + "run window %s; report in %s", Progress.count(s.connections), plan.transport, s.mix,

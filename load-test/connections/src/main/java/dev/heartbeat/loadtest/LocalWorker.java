@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.lang.management.GarbageCollectorMXBean;
@@ -227,10 +231,10 @@ public final class LocalWorker {
 
     /** The bytes of the {@code Total} line of a class histogram. */
     static long histogramTotalBytes(String histogram) {
-        for (String line : histogram.split("\n")) {
+        for (String line : histogram.split("\n", -1)) {
             String l = line.trim();
             if (l.startsWith("Total")) {
-                String[] f = l.split("\\s+");
+                String[] f = l.split("\\s+", -1);
                 return Long.parseLong(f[f.length - 1]);
             }
         }

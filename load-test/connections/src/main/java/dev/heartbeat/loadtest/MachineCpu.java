@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.IOException;
@@ -24,7 +28,7 @@ final class MachineCpu {
     static double machineBusySeconds() {
         try {
             String first = Files.readAllLines(Path.of("/proc/stat"), StandardCharsets.US_ASCII).get(0);
-            String[] f = first.trim().split("\\s+");
+            String[] f = first.trim().split("\\s+", -1);
             // cpu user nice system idle iowait irq softirq steal ...
             long busy = 0;
             for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
@@ -45,7 +49,7 @@ final class MachineCpu {
             try {
                 String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
                 // after the command name in parentheses: state ppid ... utime(14) stime(15)
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+", -1);
                 sum += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
             } catch (IOException | RuntimeException e) {
                 // gone: nothing to add

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.IOException;
@@ -151,7 +155,8 @@ final class Report {
             }
             double echoRatio = hb.echoMicros(99) / netty.echoMicros(99);
             goals.add(new Goal("active echo p99, heartbeat / netty", ratio(echoRatio) + " (" + us(hb.echoMicros(99))
-                    + " vs " + us(netty.echoMicros(99)) + ")", "<= 1", Double.isNaN(echoRatio) ? null : echoRatio <= 1));
+                    + " vs " + us(netty.echoMicros(99)) + ")", "<= 1",
+                    Double.isNaN(echoRatio) ? null : echoRatio <= 1));
             double cpuRatio = hb.serverCpuSeconds / netty.serverCpuSeconds;
             goals.add(new Goal("server CPU in the run, heartbeat / netty", ratio(cpuRatio) + " ("
                     + secs(hb.serverCpuSeconds) + " vs " + secs(netty.serverCpuSeconds) + ")", "<= 1",
@@ -226,7 +231,8 @@ final class Report {
         rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
         rows.add(row("silent/dying closed (expected)", runs, r -> Progress.count(r.client.observedCloses) + " / "
                 + Progress.count(r.client.expectedCloses), null));
-        rows.add(row("left open / unexpected closes", runs, r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        rows.add(row("left open / unexpected closes", runs,
+                r -> r.client.leftOpen + " / " + r.client.unexpected, null));
         rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
                 + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
                 ratios ? ratio(hb.latenessMillis(99) / netty.latenessMillis(99)) + " (p99)" : null));
@@ -250,7 +256,8 @@ final class Report {
                 ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
         rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
         rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
-        rows.add(row("pings sent by the servers", runs, r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
+        rows.add(row("pings sent by the servers", runs,
+                r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.util.ArrayList;
@@ -117,7 +121,8 @@ final class RunResult {
         List<String> f = new ArrayList<>();
         String who = impl + "/" + transport + ": ";
         if (client.premature > 0) {
-            f.add(who + client.premature + " premature closes (the earliest " + round(client.earliestPrematureNanos / 1e6)
+            f.add(who + client.premature + " premature closes (the earliest "
+                    + round(client.earliestPrematureNanos / 1e6)
                     + " ms before it was due)");
         }
         if (client.leftOpen > 0) {
@@ -169,7 +174,8 @@ final class RunResult {
                 round(connectSeconds()), round(connectServerCpuSeconds), round(processCpuSeconds),
                 round(otherCpuSeconds),
                 new ReportJson.ConnectTime(round(Histograms.percentileMillis(c.connectTime, 50)),
-                        round(Histograms.percentileMillis(c.connectTime, 99)), round(Histograms.maxMillis(c.connectTime))),
+                        round(Histograms.percentileMillis(c.connectTime, 99)),
+                        round(Histograms.maxMillis(c.connectTime))),
                 new ReportJson.Heap(nullIfNegative(heapBeforeBytes), nullIfNegative(heapAfterBytes), connectionsAtHeap),
                 new ReportJson.Server(serverTransport, serverProcesses, nullIfNegative(pingsSent),
                         nullIfNegative(idleCloses)),

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.IOException;
@@ -38,7 +42,7 @@ final class ServerProbe {
      */
     Heap gc() throws IOException, InterruptedException {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/debug/gc"))
-                .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.noBody()).build();
+                .timeout(Duration.ofMinutes(2)).POST(HttpRequest.BodyPublishers.noBody()).build();
         String body = send(req);
         try {
             return JsonCodec.read(body.trim(), Heap.class);
@@ -66,7 +70,7 @@ final class ServerProbe {
     /** Samples of the Prometheus text format, keyed by name with its labels as written; comments skipped. */
     static Map<String, Double> parseMetrics(String text) {
         Map<String, Double> out = new LinkedHashMap<>();
-        for (String line : text.split("\n")) {
+        for (String line : text.split("\n", -1)) {
             String l = line.trim();
             if (l.isEmpty() || l.startsWith("#")) {
                 continue;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import java.io.IOException;
@@ -51,7 +55,7 @@ final class TcpCoordinator {
         try {
             run.startServers();
             run.measureHeapBefore();
-            run.connect(started);
+            run.connect();
             run.measureHeapAfter();
             run.runWindow();
             run.collect();
@@ -122,7 +126,7 @@ final class TcpCoordinator {
         }
 
         /** Starts the client processes and waits until every connection is up (or failed). */
-        void connect(long started) throws IOException, InterruptedException {
+        void connect() throws IOException, InterruptedException {
             Scenario s = plan.scenario;
             long deadline = System.nanoTime() + plan.connectBudgetNanos() + s.durationNanos + 300 * SECOND;
             for (int c = 0; c < layout.clients; c++) {
@@ -135,7 +139,7 @@ final class TcpCoordinator {
                 clients.add(ChildProcess.start(impl + "-client-" + c, cmd,
                         plan.out.resolve("logs").resolve(impl + "-tcp-client-" + c + ".log")));
             }
-            awaitConnected(label, clients, servers, started);
+            awaitConnected(label, clients, servers);
             afterConnect = metrics(probes);
         }
 
@@ -260,7 +264,7 @@ final class TcpCoordinator {
                 + Progress.count(layout.perProcess) + " connections");
     }
 
-    private void awaitConnected(String label, List<ChildProcess> clients, List<ChildProcess> servers, long started)
+    private void awaitConnected(String label, List<ChildProcess> clients, List<ChildProcess> servers)
             throws InterruptedException {
         Map<ChildProcess, Boolean> done = new HashMap<>();
         long deadline = System.nanoTime() + plan.connectBudgetNanos();
@@ -366,7 +370,8 @@ final class TcpCoordinator {
         return heap;
     }
 
-    private static List<Map<String, Double>> metrics(List<ServerProbe> probes) throws IOException, InterruptedException {
+    private static List<Map<String, Double>> metrics(List<ServerProbe> probes)
+            throws IOException, InterruptedException {
         List<Map<String, Double>> out = new ArrayList<>();
         for (ServerProbe p : probes) {
             out.add(p.metrics());
@@ -445,7 +450,7 @@ final class TcpCoordinator {
         Map<String, String> labels = new LinkedHashMap<>();
         for (String key : m.keySet()) {
             if (key.startsWith("demo_server_info{")) {
-                for (String kv : key.substring(key.indexOf('{') + 1, key.lastIndexOf('}')).split(",")) {
+                for (String kv : key.substring(key.indexOf('{') + 1, key.lastIndexOf('}')).split(",", -1)) {
                     int eq = kv.indexOf('=');
                     if (eq > 0) {
                         labels.put(kv.substring(0, eq), kv.substring(eq + 1).replace("\"", ""));

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 /**
  * The connection load test: N connections against the demo server, Heartbeat and Netty's
  * {@code IdleStateHandler} side by side, with the report that shows which is better. The

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +56,7 @@ class ClientResultTest {
         assertEquals(14, total.pingsByRole[Role.PONG.ordinal()]);
         assertEquals(2L, total.connectFailureCauses.get("ConnectException: refused"));
         assertEquals(2, total.lateness.getTotalCount());
-        assertEquals(5000, total.lateness.getMaxValue(), 5);
+        assertEquals(5000.0, (double) total.lateness.getMaxValue(), 5.0);
         assertEquals(2, total.failureSamples.size());
         assertTrue(total.failures() > 0);
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,8 +54,8 @@ class HistogramsTest {
         Histograms.recordNanos(h, Long.MAX_VALUE);
         assertEquals(3, h.getTotalCount());
         assertEquals(0, h.getMinValue());
-        assertEquals(1500, h.getValueAtPercentile(50), 1);
-        assertEquals(Histograms.HIGHEST_MICROS, h.getMaxValue(), Histograms.HIGHEST_MICROS / 1000.0);
+        assertEquals(1500.0, (double) h.getValueAtPercentile(50), 1.0);
+        assertEquals((double) Histograms.HIGHEST_MICROS, (double) h.getMaxValue(), Histograms.HIGHEST_MICROS / 1000.0);
         assertEquals(1.5, Histograms.percentileMillis(h, 50), 0.01);
         assertTrue(Double.isNaN(Histograms.percentileMillis(Histograms.newMicros(), 50)));
     }
@@ -70,7 +74,7 @@ class HistogramsTest {
         }
         double[] last = s.get(s.size() - 1);
         assertTrue(last[0] < 100, "the last point stays left of 100%, which a log scale cannot show");
-        assertEquals(h.getMaxValue(), last[1]);
+        assertEquals((double) h.getMaxValue(), last[1]);
         assertTrue(Histograms.percentileSeries(Histograms.newMicros()).isEmpty());
     }
 
