@@ -186,23 +186,24 @@ final class Metrics {
         }
 
         void counter(String name, String help, double value) {
-            family(name, "counter", help);
-            sample(name, value);
+            metric(name, "counter", help, format(value));
         }
 
         void gauge(String name, String help, double value) {
-            family(name, "gauge", help);
-            sample(name, value);
+            metric(name, "gauge", help, format(value));
         }
 
         /** Counts and sizes are longs: written exactly, never through a double. */
         void counter(String name, String help, long value) {
-            family(name, "counter", help);
-            sample(name, value);
+            metric(name, "counter", help, Long.toString(value));
         }
 
         void gauge(String name, String help, long value) {
-            family(name, "gauge", help);
+            metric(name, "gauge", help, Long.toString(value));
+        }
+
+        private void metric(String name, String type, String help, String value) {
+            family(name, type, help);
             sample(name, value);
         }
 

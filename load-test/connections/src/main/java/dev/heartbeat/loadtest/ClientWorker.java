@@ -46,20 +46,7 @@ public final class ClientWorker {
     }
 
     public static void main(String[] args) {
-        if (args.length != 1) {
-            System.err.println("usage: ClientWorker SPEC_JSON (started by the load test, not by hand)");
-            System.exit(2);
-        }
-        Spec spec = JsonCodec.read(args[0], Spec.class);
-        ParentLink link = ParentLink.start(spec.deadlineNs());
-        try {
-            run(spec, link);
-            System.exit(0);
-        } catch (Throwable t) {
-            t.printStackTrace();
-            link.sendError(t);
-            System.exit(1);
-        }
+        ParentLink.runChild("ClientWorker", args, Spec.class, Spec::deadlineNs, ClientWorker::run);
     }
 
     private static void run(Spec spec, ParentLink link) throws Exception {

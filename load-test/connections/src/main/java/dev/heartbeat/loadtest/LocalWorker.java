@@ -61,20 +61,7 @@ public final class LocalWorker {
     }
 
     public static void main(String[] args) {
-        if (args.length != 1) {
-            System.err.println("usage: LocalWorker SPEC_JSON (started by the load test, not by hand)");
-            System.exit(2);
-        }
-        Spec spec = JsonCodec.read(args[0], Spec.class);
-        ParentLink link = ParentLink.start(spec.deadlineNs());
-        try {
-            run(spec, link);
-            System.exit(0);
-        } catch (Throwable t) {
-            t.printStackTrace();
-            link.sendError(t);
-            System.exit(1);
-        }
+        ParentLink.runChild("LocalWorker", args, Spec.class, Spec::deadlineNs, LocalWorker::run);
     }
 
     static ServerConfig serverConfig(Scenario s, String impl, int serverThreads) {

@@ -13,6 +13,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * A child process's side of {@link ChildProcess}: JSON messages out on stdout, one per line;
@@ -61,6 +62,34 @@ final class ParentLink {
         watchdog.setDaemon(true);
         watchdog.start();
         return link;
+    }
+
+    /** The body of a child process: its spec, and the link to report through. */
+    interface ChildBody<S> {
+        void run(S spec, ParentLink link) throws Exception;
+    }
+
+    /**
+     * A child process's {@code main}: reads the spec (JSON, the one argument), starts the link with
+     * the spec's deadline, runs the body and exits: 0 when it returns, 1 after reporting what it threw,
+     * 2 for a bad command line.
+     */
+    static <S> void runChild(String name, String[] args, Class<S> specType, ToLongFunction<S> deadlineNs,
+            ChildBody<S> body) {
+        if (args.length != 1) {
+            System.err.println("usage: " + name + " SPEC_JSON (started by the load test, not by hand)");
+            System.exit(2);
+        }
+        S spec = JsonCodec.read(args[0], specType);
+        ParentLink link = start(deadlineNs.applyAsLong(spec));
+        try {
+            body.run(spec, link);
+            System.exit(0);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            link.sendError(t);
+            System.exit(1);
+        }
     }
 
     private static void halt(String why) {
