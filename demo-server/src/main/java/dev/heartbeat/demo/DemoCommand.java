@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import java.time.Duration;
@@ -83,7 +87,8 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--transport", paramLabel = "TRANSPORT", defaultValue = "auto",
             converter = TransportConverter.class,
-            description = "Netty transport: auto (epoll if available, else nio), nio or epoll. Default: ${DEFAULT-VALUE}.")
+            description = "Netty transport: auto (epoll if available, else nio), nio or epoll. "
+                    + "Default: ${DEFAULT-VALUE}.")
     ServerConfig.Transport transport;
 
     @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "" + ServerConfig.DEFAULT_METRICS_PORT,

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import java.net.InetSocketAddress;
@@ -141,7 +145,8 @@ public final class DemoServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), endpoints);
+                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024),
+                                    endpoints);
                         }
                     })
                     .bind(config.host(), config.metricsPort())

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import java.lang.management.GarbageCollectorMXBean;
@@ -113,7 +117,8 @@ final class Metrics {
         t.counter("heartbeat_requests_rejected_total", "Requests refused because the worker was closed.",
                 w.rejected());
         t.counter("heartbeat_callback_failures_total", "Worker expiry callbacks that threw.", w.callbackFailures());
-        t.counter("heartbeat_stall_rechecks_total", "Checks deferred because the worker was late past the stall threshold.",
+        t.counter("heartbeat_stall_rechecks_total",
+                "Checks deferred because the worker was late past the stall threshold.",
                 hb.stallRechecks());
         t.counter("heartbeat_action_failures_total", "Idle actions that threw on an event loop.", hb.actionFailures());
         t.counter("heartbeat_dispatch_rejected_total", "Action batches refused by a shutting-down event loop.",
@@ -181,16 +186,36 @@ final class Metrics {
         }
 
         void counter(String name, String help, double value) {
-            family(name, "counter", help);
-            sample(name, value);
+            metric(name, "counter", help, format(value));
         }
 
         void gauge(String name, String help, double value) {
-            family(name, "gauge", help);
+            metric(name, "gauge", help, format(value));
+        }
+
+        /** Counts and sizes are longs: written exactly, never through a double. */
+        void counter(String name, String help, long value) {
+            metric(name, "counter", help, Long.toString(value));
+        }
+
+        void gauge(String name, String help, long value) {
+            metric(name, "gauge", help, Long.toString(value));
+        }
+
+        private void metric(String name, String type, String help, String value) {
+            family(name, type, help);
             sample(name, value);
         }
 
+        void sample(String name, long value, String... labels) {
+            sample(name, Long.toString(value), labels);
+        }
+
         void sample(String name, double value, String... labels) {
+            sample(name, format(value), labels);
+        }
+
+        private void sample(String name, String value, String... labels) {
             out.append(name);
             if (labels.length > 0) {
                 out.append('{');
@@ -202,7 +227,7 @@ final class Metrics {
                 }
                 out.append('}');
             }
-            out.append(' ').append(format(value)).append('\n');
+            out.append(' ').append(value).append('\n');
         }
 
         private static String format(double v) {

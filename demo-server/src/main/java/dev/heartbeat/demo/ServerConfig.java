@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import java.time.Duration;
@@ -312,7 +316,8 @@ public final class ServerConfig {
             if (workerThreads < 1) {
                 throw new IllegalArgumentException("--worker-threads must be at least 1: " + workerThreads);
             }
-            if (tick != null && (tick.isNegative() || tick.isZero() || tick.compareTo(Duration.ofNanos(1L << 30)) > 0)) {
+            if (tick != null
+                    && (tick.isNegative() || tick.isZero() || tick.compareTo(Duration.ofNanos(1L << 30)) > 0)) {
                 throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns (about 1.07s): "
                         + DurationConverter.format(tick));
             }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -110,7 +114,8 @@ class DemoCommandTest {
     void badEnumAndOutOfRangeValuesAreUsageErrors() {
         String[] r = execute("--idle-impl", "wheel");
         assertEquals("2", r[0]);
-        assertTrue(r[2].contains("Invalid value for option '--idle-impl': 'wheel' is not one of: heartbeat, netty, none"),
+        assertTrue(r[2].contains(
+                "Invalid value for option '--idle-impl': 'wheel' is not one of: heartbeat, netty, none"),
                 r[2]);
         r = execute("--port", "0", "--metrics-port", "0", "--idle-timeout", "0s");
         assertEquals("2", r[0]);

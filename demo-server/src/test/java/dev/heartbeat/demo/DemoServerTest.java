@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import static dev.heartbeat.demo.TestSupport.await;
@@ -171,7 +175,7 @@ class DemoServerTest {
         assertTrue(samples.get("jvm_memory_heap_used_bytes") > 0);
         assertTrue(samples.get("process_cpu_seconds_total") > 0);
         // Every sample line is "name[{labels}] value".
-        for (String line : body.split("\n")) {
+        for (String line : (Iterable<String>) body.lines()::iterator) {
             assertTrue(line.startsWith("# ") || line.matches("[a-z0-9_]+(\\{.*\\})? -?[0-9.E+-]+|.* NaN"), line);
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import static dev.heartbeat.demo.TestSupport.await;
@@ -97,7 +101,8 @@ class IdlePolicyTest {
     @ParameterizedTest
     @EnumSource(names = {"HEARTBEAT", "NETTY"})
     void infoMetricNamesTheImpl(ServerConfig.IdleImpl impl) throws Exception {
-        try (DemoServer server = DemoServer.start(testConfig().idleImpl(impl).policy(ServerConfig.Policy.PING).build())) {
+        try (DemoServer server = DemoServer.start(
+                testConfig().idleImpl(impl).policy(ServerConfig.Policy.PING).build())) {
             String metrics = server.renderMetrics();
             assertTrue(metrics.contains("demo_server_info{idle_impl=\"" + impl + "\",policy=\"ping\""), metrics);
             assertEquals(impl == ServerConfig.IdleImpl.HEARTBEAT, metrics.contains("heartbeat_wakeups_total"));

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +11,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -83,7 +88,7 @@ final class TestSupport {
 
     static Map<String, Double> parse(String exposition) {
         Map<String, Double> samples = new HashMap<>();
-        for (String line : exposition.split("\n")) {
+        for (String line : (Iterable<String>) exposition.lines()::iterator) {
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
@@ -105,7 +110,7 @@ final class TestSupport {
         private final OutputStream out;
 
         LineClient(DemoServer server) throws IOException {
-            socket = new Socket("127.0.0.1", server.port());
+            socket = new Socket(InetAddress.getLoopbackAddress(), server.port());
             socket.setSoTimeout((int) PATIENCE.toMillis());
             socket.setTcpNoDelay(true);
             in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));

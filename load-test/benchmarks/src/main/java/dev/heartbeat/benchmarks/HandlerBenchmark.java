@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.netty.HeartbeatConfig;
+import dev.heartbeat.netty.HeartbeatMonitor;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The channel hot path: what an idle handler costs the event loop per read batch and per write.
+ *
+ * <p>Each {@link #impl} is one pipeline {@code [idle handler?, sink]} on an {@code EmbeddedChannel},
+ * driven from the benchmark thread (the embedded event loop's thread):
+ * <ul>
+ * <li>{@code heartbeat}: {@code monitor.newHandler(events: readerIdle 60 s, writerIdle 60 s)}, with a
+ *     started monitor (a real worker thread on {@code System.nanoTime()}).</li>
+ * <li>{@code idleStateHandler}: {@code new IdleStateHandler(60, 60, 0, SECONDS)}.</li>
+ * <li>{@code none}: no idle handler; the baseline.</li>
+ * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler} that passes everything on: what any
+ *     extra handler costs, the floor for an idle handler that lives in the pipeline.</li>
+ * </ul>
+ * Both idle handlers track reads and writes, so both pay for both paths.
+ *
+ * <ul>
+ * <li>{@link #read}: {@code fireChannelRead(msg)} + {@code fireChannelReadComplete()}: one read
+ *     batch of one message. The sink swallows the message.</li>
+ * <li>{@link #writeAndFlush}: {@code write(msg, newPromise())} + {@code flush()}: the outbound sink
+ *     at the head of the pipeline completes the promise at once, as a socket write that fits the
+ *     buffer would. The promise is allocated by the benchmark in every impl (both idle handlers need
+ *     a non-void promise to see completion), so its bytes are in every impl's B/op.</li>
+ * </ul>
+ *
+ * <pre>
+ * java -jar load-test/target/benchmarks.jar HandlerBenchmark -prof gc
+ * java -jar load-test/target/benchmarks.jar HandlerBenchmark -f 1 -wi 3 -i 5 -prof gc   # quicker
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(2)
+public class HandlerBenchmark {
+
+    @Param({"heartbeat", "idleStateHandler", "none", "noopHandler"})
+    public String impl;
+
+    private static final Object MESSAGE = "a line";
+
+    private HeartbeatMonitor monitor;
+    private EmbeddedChannel channel;
+    private ChannelPipeline pipeline;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        ChannelHandler idle;
+        switch (impl) {
+            case "heartbeat":
+                monitor = HeartbeatMonitor.start();
+                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 0, TimeUnit.SECONDS));
+                break;
+            case "idleStateHandler":
+                idle = new IdleStateHandler(60, 60, 0, TimeUnit.SECONDS);
+                break;
+            case "none":
+                idle = null;
+                break;
+            case "noopHandler":
+                idle = new ChannelDuplexHandler();
+                break;
+            default:
+                throw new IllegalArgumentException("unknown impl: " + impl);
+        }
+        channel = new EmbeddedChannel();
+        pipeline = channel.pipeline();
+        pipeline.addLast(new WriteSink());
+        if (idle != null) {
+            pipeline.addLast(idle);
+        }
+        pipeline.addLast(new ReadSink());
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        channel.finishAndReleaseAll();
+        if (monitor != null) {
+            monitor.close();
+        }
+    }
+
+    /** One read batch of one message. */
+    @Benchmark
+    public void read() {
+        pipeline.fireChannelRead(MESSAGE);
+        pipeline.fireChannelReadComplete();
+    }
+
+    /** One write, completed at once, and a flush. */
+    @Benchmark
+    public void writeAndFlush() {
+        pipeline.write(MESSAGE, channel.newPromise());
+        pipeline.flush();
+    }
+
+    /** The end of the inbound path: swallows reads. */
+    @ChannelHandler.Sharable
+    static final class ReadSink extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            // consumed
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            // consumed
+        }
+    }
+
+    /** The head of the outbound path: completes every write, as a socket with room would. */
+    @ChannelHandler.Sharable
+    static final class WriteSink extends ChannelDuplexHandler {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            promise.trySuccess();
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            // nothing buffered
+        }
+    }
+}

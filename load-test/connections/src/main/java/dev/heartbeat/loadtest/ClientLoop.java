@@ -1,0 +1,227 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Everything one client event loop keeps about its connections: who they are, when active ones send
+ * and dying ones keep alive ({@link SlotSchedule}s driven by one 1 ms task), the verdict on each close
+ * ({@link Verdict}), the histograms of close lateness, echo latency and connect time, and the counts.
+ * {@link #finish} judges the connections still open and hands the totals over.
+ *
+ * <p>Confined to its event loop: every method but the constructor runs there, so its state is plain.
+ * The histograms and counts are handed over by {@link #finish}, run on the loop and awaited.
+ */
+final class ClientLoop {
+
+    /**
+     * Echo lines carry their intended send time relative to this origin, so the number is positive
+     * whatever {@code nanoTime}'s own origin is. Echoes come back to the process that sent them.
+     */
+    private static final long ORIGIN = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int MAX_SAMPLES = 10;
+
+    private final EventLoop executor;
+    private final Scenario scenario;
+    private final RunWindow window;
+    private final ClientProgress progress;
+    private final List<ClientConnection> connections = new ArrayList<>();
+    private final SlotSchedule echoes;
+    private final SlotSchedule keepAlives; // dying connections with the close policy; else null
+    private final SlotSchedule.Action sendEcho = this::sendEcho;
+    private final SlotSchedule.Action keepAlive = this::keepAlive;
+    private ScheduledFuture<?> ticker;
+    private boolean finished;
+
+    private final Histogram lateness = Histograms.newMicros();
+    private final Histogram echoLatency = Histograms.newMicros();
+    private final Histogram connectTime = Histograms.newMicros();
+    private final ClientResult totals = new ClientResult();
+
+    ClientLoop(EventLoop executor, Scenario scenario, RunWindow window, ClientProgress progress) {
+        this.executor = executor;
+        this.scenario = scenario;
+        this.window = window;
+        this.progress = progress;
+        long start = System.nanoTime();
+        this.echoes = new SlotSchedule(scenario.activePeriodNanos, start);
+        this.keepAlives = scenario.policy == Scenario.Policy.CLOSE
+                ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
+        executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
+                TimeUnit.NANOSECONDS));
+    }
+
+    EventLoop executor() {
+        return executor;
+    }
+
+    private void tick() {
+        if (finished) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (window.isOpen() && now - window.end() >= 0) {
+            return; // the run is over: stop sending, wait for finish
+        }
+        echoes.fire(now, sendEcho);
+        if (keepAlives != null) {
+            keepAlives.fire(now, keepAlive);
+        }
+    }
+
+    private void sendEcho(ClientConnection c, long intended) {
+        c.sendLine(intended - ORIGIN);
+        totals.echoesSent++;
+    }
+
+    private void keepAlive(ClientConnection c, long intended) {
+        if (isAlive(c, System.nanoTime())) {
+            c.sendLine(-1);
+        }
+    }
+
+    /** Whether a dying connection still answers: until its moment of death, drawn in the run. */
+    private boolean isAlive(ClientConnection c, long now) {
+        if (c.role != Role.DYING || !window.isOpen()) {
+            return true;
+        }
+        long deathAt = window.start() + (long) (scenario.deathFraction(c.index) * scenario.deathSpanNanos());
+        return now - deathAt < 0;
+    }
+
+    void connected(ClientConnection c, long now) {
+        if (finished) {
+            c.channel().close();
+            return;
+        }
+        connections.add(c);
+        totals.connected++;
+        totals.connectedByRole[c.role.ordinal()]++;
+        if (c.expectsClose) {
+            totals.expectedCloses++;
+        }
+        progress.connected.increment();
+        Histograms.recordNanos(connectTime, now - c.connectStart);
+        if (c.role == Role.ACTIVE) {
+            echoes.add(c);
+        } else if (c.role == Role.DYING && keepAlives != null) {
+            keepAlives.add(c);
+        }
+    }
+
+    void echoReceived(ClientConnection c, long intendedSinceOrigin, long now) {
+        if (finished) {
+            return;
+        }
+        totals.echoesReceived++;
+        progress.echoes.increment();
+        long intended = intendedSinceOrigin + ORIGIN;
+        if (window.contains(intended)) {
+            totals.echoesRecorded++;
+            Histograms.recordNanos(echoLatency, now - intended);
+        }
+    }
+
+    void pingReceived(ClientConnection c, long now) {
+        if (finished) {
+            return;
+        }
+        totals.pingsByRole[c.role.ordinal()]++;
+        if (c.role == Role.PONG || (c.role == Role.DYING && isAlive(c, now))) {
+            c.sendLine(-1);
+        }
+    }
+
+    void error(ClientConnection c, Throwable cause) {
+        if (!finished) {
+            totals.errors++;
+        }
+    }
+
+    void closed(ClientConnection c, long now) {
+        if (finished) {
+            return;
+        }
+        progress.closed.increment();
+        totals.closedByRole[c.role.ordinal()]++;
+        long due = c.safeDueNanos(scenario);
+        Verdict v = Verdict.ofClose(c.expectsClose, due, now);
+        if (c.expectsClose) {
+            totals.observedCloses++;
+        }
+        switch (v) {
+            case ON_TIME:
+                totals.onTime++;
+                Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
+                break;
+            case PREMATURE:
+                totals.premature++;
+                progress.premature.increment();
+                totals.earliestPrematureNanos = Math.max(totals.earliestPrematureNanos, due - now);
+                sample(c, "closed " + millis(due - now) + " ms before it was due");
+                break;
+            default: // UNEXPECTED
+                totals.unexpected++;
+                progress.unexpected.increment();
+                sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open");
+                break;
+        }
+    }
+
+    private void sample(ClientConnection c, String what) {
+        if (totals.failureSamples.size() < MAX_SAMPLES) {
+            totals.failureSamples.add("connection " + c.index + " (" + c.role + "): " + what);
+        }
+    }
+
+    private static String millis(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.3f", nanos / 1e6);
+    }
+
+    /**
+     * Ends the run on this loop: judges the connections still open, stops every activity and returns
+     * the totals with the histograms. Later closes and echoes are ignored. Must run on the loop.
+     */
+    ClientResult finish() {
+        finished = true;
+        if (ticker != null) {
+            ticker.cancel(false);
+        }
+        for (ClientConnection c : connections) {
+            if (!c.isClosed()) {
+                Verdict v = Verdict.ofOpenAtEnd(c.expectsClose);
+                if (v == Verdict.LEFT_OPEN) {
+                    totals.leftOpen++;
+                    sample(c, "still open at the end, " + millis(System.nanoTime() - c.safeDueNanos(scenario))
+                            + " ms after it was due to be closed");
+                }
+            }
+        }
+        totals.lateness = lateness;
+        totals.echoLatency = echoLatency;
+        totals.connectTime = connectTime;
+        return totals;
+    }
+
+    /** The connections of this loop that are still open; must run on the loop, after {@link #finish}. */
+    List<ClientConnection> openConnections() {
+        List<ClientConnection> open = new ArrayList<>();
+        for (ClientConnection c : connections) {
+            if (!c.isClosed()) {
+                open.add(c);
+            }
+        }
+        return open;
+    }
+}

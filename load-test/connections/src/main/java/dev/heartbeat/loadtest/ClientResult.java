@@ -1,0 +1,105 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What the client side saw of its connections: counts by {@link Verdict} and {@link Role}, and
+ * histograms (microseconds) of close lateness, echo latency and connect time. One per event loop
+ * while running ({@link ClientLoop}), merged per process, sent to the coordinator as JSON and merged
+ * again there. Not thread-safe: one owner at a time.
+ *
+ * <p>Its JSON is its fields (a mutable accumulator, not a record: {@link #add} merges in place).
+ */
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+        isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+final class ClientResult {
+
+    private static final int MAX_SAMPLES = 10;
+
+    long assigned;
+    long connected;
+    long connectFailures;
+    long expectedCloses;
+    /** Closes of connections that were expected to close, at any moment. */
+    long observedCloses;
+    long onTime;
+    long premature;
+    long unexpected;
+    long leftOpen;
+    long errors;
+    long echoesSent;
+    long echoesReceived;
+    /** Echoes whose intended send time fell in the measured window: those in {@link #echoLatency}. */
+    long echoesRecorded;
+    /** How early the earliest premature close was, in nanoseconds (0: none). */
+    long earliestPrematureNanos;
+    /** The first connect attempt and the last connect completion, on the shared clock (0: none). */
+    long connectStartNanos;
+    long connectEndNanos;
+    final long[] connectedByRole = new long[Role.values().length];
+    final long[] closedByRole = new long[Role.values().length];
+    final long[] pingsByRole = new long[Role.values().length];
+    final List<String> failureSamples = new ArrayList<>();
+    final Map<String, Long> connectFailureCauses = new LinkedHashMap<>();
+    Histogram lateness = Histograms.newMicros();
+    Histogram echoLatency = Histograms.newMicros();
+    Histogram connectTime = Histograms.newMicros();
+
+    /** Adds another part's counts and histograms into this one. */
+    ClientResult add(ClientResult o) {
+        assigned += o.assigned;
+        connected += o.connected;
+        connectFailures += o.connectFailures;
+        expectedCloses += o.expectedCloses;
+        observedCloses += o.observedCloses;
+        onTime += o.onTime;
+        premature += o.premature;
+        unexpected += o.unexpected;
+        leftOpen += o.leftOpen;
+        errors += o.errors;
+        echoesSent += o.echoesSent;
+        echoesReceived += o.echoesReceived;
+        echoesRecorded += o.echoesRecorded;
+        earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
+        connectStartNanos = earliest(connectStartNanos, o.connectStartNanos);
+        connectEndNanos = latest(connectEndNanos, o.connectEndNanos);
+        for (int i = 0; i < connectedByRole.length; i++) {
+            connectedByRole[i] += o.connectedByRole[i];
+            closedByRole[i] += o.closedByRole[i];
+            pingsByRole[i] += o.pingsByRole[i];
+        }
+        for (String s : o.failureSamples) {
+            if (failureSamples.size() < MAX_SAMPLES) {
+                failureSamples.add(s);
+            }
+        }
+        o.connectFailureCauses.forEach((k, v) -> connectFailureCauses.merge(k, v, Long::sum));
+        lateness.add(o.lateness);
+        echoLatency.add(o.echoLatency);
+        connectTime.add(o.connectTime);
+        return this;
+    }
+
+    private static long earliest(long a, long b) {
+        return a == 0 ? b : b == 0 ? a : (b - a < 0 ? b : a);
+    }
+
+    private static long latest(long a, long b) {
+        return a == 0 ? b : b == 0 ? a : (b - a > 0 ? b : a);
+    }
+
+    /** Connections judged a failure: premature, unexpected or left open, plus those never opened. */
+    long failures() {
+        return premature + unexpected + leftOpen + connectFailures;
+    }
+}

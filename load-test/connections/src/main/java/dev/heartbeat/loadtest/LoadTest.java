@@ -1,0 +1,503 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import dev.heartbeat.demo.DurationConverter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The load test's command line: {@code java -jar load-test/target/load-test.jar --help}. Opens N
+ * connections to the demo server with a mix of roles, runs the same scenario against each idle
+ * implementation in turn (fresh server processes, the same JVM flags), and writes the side-by-side
+ * report. Every run is bounded in time and stops every process it started.
+ *
+ * <pre>
+ * java -jar load-test/target/load-test.jar --out reports/100k          # 100k tcp, heartbeat vs netty
+ * java -jar load-test/target/load-test.jar --transport local --connections 1000000 ...
+ * </pre>
+ */
+@Command(name = "load-test",
+        mixinStandardHelpOptions = true,
+        version = "heartbeat load-test 0.1.0-SNAPSHOT",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Opens N connections to the Heartbeat demo echo server and runs a mix of connection roles against each "
+                    + "idle implementation in turn (--compare), then writes report.json, report.md and report.html "
+                    + "(tables and charts) into --out and prints the side-by-side table.",
+            "",
+            "Roles: active (a line at --active-rate, echo latency measured from each line's intended send time), "
+                    + "silent (never sends: must be closed), pong (answers the server's PING: must stay open with "
+                    + "--policy ping), dying (answers until a random moment in the run, then silent: must be closed).",
+            "",
+            "A close before the moment a correct server may act (the client's clock just before its last input, "
+                    + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
+                    + "Lateness is the close time minus that moment.",
+            "",
+            "Transports: tcp starts as many demo-server and client processes as the per-process open-file limit "
+                    + "needs (loopback, source addresses 127.x.y.z, ports below 32768); local runs the demo "
+                    + "server's own pipeline on Netty's in-JVM transport, one JVM per implementation.",
+            "",
+            "Durations are a number and a unit: 500ms, 30s, 2m. Sizes: 512m, 2g.",
+            "",
+            "A quick smoke test (about 30 s, 2,000 connections in one JVM, Heartbeat and IdleStateHandler):",
+            "  java -jar load-test/target/load-test.jar " + LoadTest.SMOKE_TEST,
+            "The run window (--duration) must hold the close window (--idle-timeout, or --ping-interval + "
+                    + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
+            ""},
+        footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
+                + "silent or dying connection left open, an unexpected close, or a connection not opened); 2 bad "
+                + "command line; 3 a run could not be completed (its report still lists what was measured).",
+            "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
+                + "if this process dies."})
+public final class LoadTest implements Callable<Integer> {
+
+    /** The smoke test {@code --help} shows: small timeouts, so that a short run sees every close. */
+    static final String SMOKE_TEST = "--transport local --connections 2000 --ping-interval 3s --ping-timeout 2s "
+            + "--active-rate 2 --duration 10s --out reports/smoke";
+
+    private static final Pattern SIZE = Pattern.compile("[1-9][0-9]*[kKmMgG]?");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--connections", paramLabel = "N", defaultValue = "100000",
+            description = "Connections to open. Default: ${DEFAULT-VALUE}.")
+    int connections;
+
+    /** The transports a run can use. */
+    enum Transport {
+        TCP, LOCAL;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The idle implementations a run can compare: the demo server's {@code --idle-impl} values. */
+    enum Impl {
+        HEARTBEAT, NETTY, NONE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    @Option(names = "--transport", paramLabel = "tcp|local", defaultValue = "tcp",
+            description = "tcp: real loopback sockets to demo-server processes; local: Netty's in-JVM transport. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Transport transport;
+
+    @Option(names = "--compare", paramLabel = "IMPL", split = ",", defaultValue = "heartbeat,netty",
+            description = "Idle implementations to run in turn, comma-separated: heartbeat, netty (IdleStateHandler), "
+                    + "none (no idle handling: a heap and CPU baseline, no closes expected). Default: heartbeat,netty.")
+    List<Impl> compare;
+
+    @Option(names = "--mix", paramLabel = "ROLE=PCT,...", defaultValue = Mix.DEFAULT,
+            description = "Share of each role in percent, adding up to 100. Default: ${DEFAULT-VALUE}.")
+    String mix;
+
+    @Option(names = "--policy", paramLabel = "close|ping", defaultValue = "ping",
+            description = "What the server does with idle connections: close after --idle-timeout, or ping after "
+                    + "--ping-interval and close after --max-missed-pings unanswered. Default: ${DEFAULT-VALUE}.")
+    Scenario.Policy policy;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "40s",
+            description = "Close policy: reader idle timeout. Default: ${DEFAULT-VALUE}.")
+    Duration idleTimeout;
+
+    @Option(names = "--ping-interval", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "40s",
+            description = "Ping policy: silence before the server sends PING. Long enough that the connect phase "
+                    + "ends first, so the heap is measured before any ping. Default: ${DEFAULT-VALUE}.")
+    Duration pingInterval;
+
+    @Option(names = "--ping-timeout", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "5s",
+            description = "Ping policy: how long each PING waits for an answer. Default: ${DEFAULT-VALUE}.")
+    Duration pingTimeout;
+
+    @Option(names = "--max-missed-pings", paramLabel = "N", defaultValue = "2",
+            description = "Ping policy: unanswered PINGs before the close. Default: ${DEFAULT-VALUE}.")
+    int maxMissedPings;
+
+    @Option(names = "--duration", paramLabel = "DURATION",
+            converter = DurationConverter.class, defaultValue = "100s",
+            description = "The measured run, from the moment every connection is up; it must cover the close "
+                    + "window plus a grace. Default: ${DEFAULT-VALUE}.")
+    Duration duration;
+
+    @Option(names = "--active-rate", paramLabel = "LINES_PER_S", defaultValue = "0.2",
+            description = "Lines per second of each active connection. Default: ${DEFAULT-VALUE} (20,000 active "
+                    + "connections then offer 4,000 echoes a second, which 2 cores sustain next to 100,000 "
+                    + "connections; an offered load the machine cannot keep up with measures only its backlog).")
+    double activeRate;
+
+    @Option(names = "--connect-rate", paramLabel = "PER_S",
+            description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local).")
+    Double connectRate;
+
+    @Option(names = "--server-heap", paramLabel = "SIZE",
+            description = "-Xmx of each demo-server process (tcp), or of the one JVM of a local run. Default: 512m "
+                    + "(tcp); 1g plus 8k per connection (local: both ends of each pair live in it, about 3.3k with "
+                    + "compressed oops, 5.8k with ZGC, which has none).")
+    String serverHeap;
+
+    @Option(names = "--client-heap", paramLabel = "SIZE", defaultValue = "512m",
+            description = "-Xmx of each client process (tcp). Default: ${DEFAULT-VALUE}.")
+    String clientHeap;
+
+    @Option(names = "--jvm-arg", paramLabel = "ARG",
+            description = "Extra flag for every child JVM, the same for every implementation (repeatable), "
+                    + "e.g. --jvm-arg=-XX:+UseParallelGC.")
+    List<String> jvmArgs = new ArrayList<>();
+
+    @Option(names = "--server-threads", paramLabel = "N",
+            description = "Event loop threads of each server. Default: the cores (${sys:loadtest.cores}) shared out "
+                    + "among the server processes, at least 1 each.")
+    Integer serverThreads;
+
+    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "1",
+            description = "Event loop threads of each client process (tcp) or of the local run's client. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int clientThreads;
+
+    @Option(names = "--max-connections-per-process", paramLabel = "N",
+            description = "Connections per server and per client process, at most (tcp). Default: the open-file "
+                    + "limit minus " + TcpLayout.RESERVED_FDS + " (${sys:loadtest.perProcess} here).")
+    Integer maxPerProcess;
+
+    @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "20000",
+            description = "First echo port of the started servers (tcp); each implementation gets "
+                    + TcpLayout.PORTS_PER_RUN + " ports from here, all below 32768. Default: ${DEFAULT-VALUE}.")
+    int basePort;
+
+    @Option(names = "--tick", paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            description = "Heartbeat's wheel tick, given to the servers. Default: the library's (2^20 ns, about 1ms).")
+    Duration tick;
+
+    @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
+            description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
+                    + "give the servers' --policy and timeouts here too).")
+    List<String> target = new ArrayList<>();
+
+    @Option(names = "--target-metrics", paramLabel = "HOST:PORT", split = ",",
+            description = "The HTTP endpoints of the --target servers, in the same order, for heap and CPU.")
+    List<String> targetMetrics = new ArrayList<>();
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+            description = "Seed of the role shuffle, send phases and moments of death. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Where report.json, report.md, report.html and the child logs go. Default: "
+                    + "reports/load-test-<date>-<time>.")
+    Path out;
+
+    @Option(names = "--check",
+            description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent or "
+                    + "dying one was left open, or one could not be opened: for CI.")
+    boolean check;
+
+    @Option(names = "--demo-server-jar", paramLabel = "PATH",
+            description = "The demo server's runnable jar (tcp). Default: demo-server/target/demo-server.jar next to "
+                    + "this jar's module, or under the working directory.")
+    Path demoServerJar;
+
+    private String[] args = new String[0];
+
+    /** Runs the command line: see {@code --help}. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        CommandLine cmd = commandLine();
+        ((LoadTest) cmd.getCommand()).args = args.clone();
+        return cmd.execute(args);
+    }
+
+    static CommandLine commandLine() {
+        System.setProperty("loadtest.cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        System.setProperty("loadtest.perProcess", Integer.toString(TcpLayout.defaultPerProcess()));
+        CommandLine cmd = new CommandLine(new LoadTest()).setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(ex.getMessage());
+            c.getErr().println("Try 'load-test --help' for more information.");
+            return c.getCommandSpec().exitCodeOnInvalidInput();
+        });
+        return cmd;
+    }
+
+    /**
+     * The scenario the flags describe.
+     *
+     * @throws IllegalArgumentException naming the flag and value that cannot work
+     */
+    Scenario scenario() {
+        if (!(activeRate > 0) || Double.isInfinite(activeRate)) {
+            throw new IllegalArgumentException("--active-rate must be a positive number of lines per second: "
+                    + activeRate);
+        }
+        return Scenario.builder()
+                .connections(connections)
+                .mix(Mix.parse(mix))
+                .policy(policy)
+                .idleTimeoutNanos(idleTimeout.toNanos())
+                .pingIntervalNanos(pingInterval.toNanos())
+                .pingTimeoutNanos(pingTimeout.toNanos())
+                .maxMissedPings(maxMissedPings)
+                .activePeriodNanos((long) (1e9 / activeRate))
+                .durationNanos(duration.toNanos())
+                .seed(seed)
+                .tickNanos(tick == null ? 0 : tick.toNanos())
+                .build();
+    }
+
+    /**
+     * The plan the flags describe.
+     *
+     * @throws IllegalArgumentException naming the flag and value that cannot work
+     */
+    RunPlan plan(Scenario s) {
+        String t = transport.toString();
+        List<String> impls = impls(compare);
+        List<String> targets = target;
+        List<String> metrics = targetMetrics;
+        for (String h : targets) {
+            TcpLayout.parseHostPort(h);
+        }
+        for (String h : metrics) {
+            TcpLayout.parseHostPort(h);
+        }
+        if (!targets.isEmpty()) {
+            if (t.equals(RunPlan.LOCAL)) {
+                throw new IllegalArgumentException("--target needs --transport tcp, not local");
+            }
+            if (impls.size() != 1) {
+                throw new IllegalArgumentException("--target servers run one implementation: give --compare with "
+                        + "exactly one (the servers' --idle-impl), not " + impls);
+            }
+            if (!metrics.isEmpty() && metrics.size() != targets.size()) {
+                throw new IllegalArgumentException("--target-metrics names " + metrics.size()
+                        + " endpoints for " + targets.size() + " --target servers");
+            }
+        }
+        double rate = connectRate != null ? connectRate : t.equals(RunPlan.TCP) ? 5_000 : 50_000;
+        if (!(rate > 0) || Double.isInfinite(rate)) {
+            throw new IllegalArgumentException("--connect-rate must be a positive number per second: " + rate);
+        }
+        String heap = serverHeap != null ? serverHeap : t.equals(RunPlan.TCP) ? "512m"
+                : (1024 + (long) Math.ceil(s.connections * 8.0 / 1024)) + "m";
+        requireSize("--server-heap", heap);
+        requireSize("--client-heap", clientHeap);
+        int cores = Runtime.getRuntime().availableProcessors();
+        int servers = t.equals(RunPlan.TCP) && targets.isEmpty()
+                ? TcpLayout.plan(s.connections, maxPerProcess != null && maxPerProcess > 0 ? maxPerProcess
+                        : TcpLayout.defaultPerProcess()).servers : 1;
+        int sThreads = serverThreads != null ? serverThreads : Math.max(1, cores / servers);
+        if (sThreads < 1) {
+            throw new IllegalArgumentException("--server-threads must be at least 1: " + sThreads);
+        }
+        if (clientThreads < 1) {
+            throw new IllegalArgumentException("--client-threads must be at least 1: " + clientThreads);
+        }
+        int perProcess = maxPerProcess != null ? maxPerProcess : TcpLayout.defaultPerProcess();
+        long limit = TcpLayout.fileLimit();
+        if (perProcess < 1 || perProcess > limit - 100) {
+            throw new IllegalArgumentException("--max-connections-per-process must be in 1-" + (limit - 100)
+                    + " (the open-file limit " + limit + " less room for the JVM's own files): " + perProcess);
+        }
+        if (t.equals(RunPlan.TCP) && targets.isEmpty()) {
+            TcpLayout.plan(s.connections, perProcess);
+            TcpLayout.echoPort(basePort, impls.size() - 1, 0); // every run's ports below the ephemeral range
+        }
+        Path outDir = out != null ? out : Path.of("reports", "load-test-"
+                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path loadTestJar = locateLoadTestJar();
+        Path demoJar = null;
+        if (t.equals(RunPlan.TCP) && targets.isEmpty()) {
+            demoJar = locateDemoServerJar(loadTestJar);
+        }
+        return new RunPlan(s, t, impls, outDir.toAbsolutePath(), heap, clientHeap, jvmArgs, sThreads, clientThreads,
+                rate, perProcess, basePort, targets, metrics, demoJar, loadTestJar);
+    }
+
+    @Override
+    // Java 17's System.console() is null unless both stdin and stdout are a terminal: what the live
+    // progress line needs to know (on JDK 22+ it is non-null more often, and the line prints in place).
+    @SuppressWarnings("SystemConsoleNull")
+    public Integer call() throws Exception {
+        Scenario s;
+        RunPlan plan;
+        try {
+            s = scenario();
+            plan = plan(s);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        Progress progress = new Progress(System.out, System.console() != null);
+        Files.createDirectories(plan.out);
+        String startedAt = ZonedDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        long started = System.nanoTime();
+        progress.println(String.format(Locale.ROOT, "load-test: %s %s connections, mix %s, %s; compare %s; "
+                + "run window %s; report in %s", Progress.count(s.connections), plan.transport, s.mix,
+                s.describePolicy(), String.join(", ", plan.impls), Scenario.format(s.durationNanos), plan.out));
+        List<RunResult> results = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        for (int i = 0; i < plan.impls.size(); i++) {
+            String impl = plan.impls.get(i);
+            try {
+                RunResult r = plan.transport.equals(RunPlan.TCP) ? new TcpCoordinator(plan, progress).run(impl, i)
+                        : new LocalCoordinator(plan, progress).run(impl);
+                results.add(r);
+                progress.println(String.format(Locale.ROOT, "%s/%s done in %s: %d premature, %s/%s closed as "
+                        + "expected, p99 lateness %s ms, echo p99 %s us, heap/connection %s B, server CPU %s s",
+                        impl, plan.transport, Progress.seconds(r.wallSeconds), r.client.premature,
+                        Progress.count(r.client.observedCloses), Progress.count(r.client.expectedCloses),
+                        Report.num(r.latenessMillis(99)), Report.num(r.echoMicros(99)),
+                        Report.num(r.heapBytesPerConnection()), Report.num(r.serverCpuSeconds)));
+            } catch (Exception e) {
+                String message = impl + "/" + plan.transport + " could not be completed: " + e.getMessage();
+                errors.add(message);
+                progress.println("load-test: " + message);
+            } finally {
+                ChildProcess.destroyAll(); // nothing of this run may leak into the next
+            }
+            if (i + 1 < plan.impls.size()) {
+                TimeUnit.SECONDS.sleep(2); // let the kernel settle the previous run's sockets
+            }
+        }
+        double wall = (System.nanoTime() - started) / 1e9;
+        Report report = new Report(s, plan, results, commandLine(plan.loadTestJar, args), startedAt, wall, errors);
+        report.write(plan.out);
+        progress.println("");
+        for (String t : report.transports()) {
+            progress.println(report.textTable(t));
+            for (Report.Goal g : report.goals(t)) {
+                progress.println(String.format(Locale.ROOT, "  %-6s %s: %s (target %s)", g.verdict(), g.goal(),
+                        g.measured(), g.target()));
+            }
+            progress.println("");
+        }
+        List<String> failures = report.checkFailures();
+        for (String f : failures) {
+            err.println("load-test: " + f);
+        }
+        progress.println("Report: " + plan.out.resolve("report.html") + " (and report.json, report.md); wall time "
+                + Progress.seconds(wall));
+        if (!errors.isEmpty()) {
+            return 3;
+        }
+        if (check && !failures.isEmpty()) {
+            err.println("load-test: --check failed");
+            return 1;
+        }
+        return 0;
+    }
+
+    static List<String> impls(List<Impl> compare) {
+        List<String> impls = new ArrayList<>();
+        for (Impl impl : compare) {
+            if (impls.contains(impl.toString())) {
+                throw new IllegalArgumentException("--compare names " + impl + " twice: " + compare);
+            }
+            impls.add(impl.toString());
+        }
+        return impls;
+    }
+
+    private static void requireSize(String flag, String size) {
+        if (!SIZE.matcher(size).matches()) {
+            throw new IllegalArgumentException(flag + " is not a JVM heap size such as 512m or 2g: '" + size + "'");
+        }
+    }
+
+    /**
+     * The command that ran: this JVM's own command line when it was started for this command (java,
+     * its flags, the jar as given), else (run in-process, as tests do) the jar and the arguments.
+     */
+    static String commandLine(Path jar, String[] args) {
+        String given = String.join(" ", args);
+        String jvm = ProcessHandle.current().info().commandLine().orElse("");
+        if (jvm.contains(" -jar ") && jvm.endsWith(given)) {
+            return jvm;
+        }
+        return "java -jar " + jar + (given.isEmpty() ? "" : " " + given);
+    }
+
+    /** This jar, or load-test/target/load-test.jar when running from classes (tests, an IDE). */
+    static Path locateLoadTestJar() {
+        try {
+            Path self = Path.of(LoadTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (Files.isRegularFile(self) && self.getFileName().toString().endsWith(".jar")) {
+                return self;
+            }
+            // load-test/connections/target/classes -> load-test/target/load-test.jar
+            Path aggregator = self.getParent() == null ? null : self.getParent().getParent();
+            Path built = aggregator == null || aggregator.getParent() == null ? null
+                    : aggregator.getParent().resolve("target").resolve("load-test.jar");
+            if (built != null && Files.isRegularFile(built)) {
+                return built;
+            }
+        } catch (URISyntaxException | RuntimeException e) {
+            // fall through to the working directory
+        }
+        Path cwd = Path.of("load-test", "target", "load-test.jar").toAbsolutePath();
+        if (Files.isRegularFile(cwd)) {
+            return cwd;
+        }
+        throw new IllegalArgumentException("load-test.jar not found (the child processes run from it): run "
+                + "./mvnw -B package first, then java -jar load-test/target/load-test.jar");
+    }
+
+    private Path locateDemoServerJar(Path loadTestJar) {
+        List<Path> tried = new ArrayList<>();
+        if (demoServerJar != null) {
+            if (Files.isRegularFile(demoServerJar)) {
+                return demoServerJar.toAbsolutePath();
+            }
+            throw new IllegalArgumentException("--demo-server-jar " + demoServerJar + " is not a file");
+        }
+        Path module = loadTestJar.getParent() == null ? null : loadTestJar.getParent().getParent();
+        if (module != null && module.getParent() != null) {
+            tried.add(module.getParent().resolve("demo-server").resolve("target").resolve("demo-server.jar"));
+        }
+        tried.add(Path.of("demo-server", "target", "demo-server.jar").toAbsolutePath());
+        for (Path p : tried) {
+            if (Files.isRegularFile(p)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("demo-server.jar not found at " + tried + ": run ./mvnw -B package first "
+                + "(or give --demo-server-jar)");
+    }
+}

@@ -1,0 +1,494 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.netty.util.Version;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The results of a load test, side by side: {@code report.json} (every number, the encoded
+ * histograms, the goals as measured ratios), {@code report.md} (the table and the goals) and
+ * {@code report.html} ({@link HtmlReport}: the same with charts). The same table is what the
+ * terminal shows at the end. Built once the runs are done; one thread.
+ *
+ * <p>Goals are judged from the measurements of this one run, never from constants: 0 premature
+ * closes; every silent and dying connection closed; p99 lateness within one wheel tick + 20 ms;
+ * Heartbeat's heap per connection, echo p99 and server CPU against {@code IdleStateHandler}'s (as
+ * ratios); the worker's CPU reported.
+ */
+final class Report {
+
+    /** What each measurement means: the one text of report.md and report.html. */
+    static final String[][] HOW_TO_READ = {
+        {"Premature close", "the client saw the close before the earliest moment a correct server may close (the "
+                + "client's clock read just before its last line, or before it started connecting, plus the close "
+                + "window)."},
+        {"Lateness", "when the client saw the server close a silent or dying connection, minus the moment it was "
+                + "due, taken from the connect's completion rather than its start (a slow connect is not charged to "
+                + "the idle handling; a close in between counts as 0). It includes the server's tick and dispatch, "
+                + "and the client noticing the close."},
+        {"Echo latency", "active connections send at a fixed rate; each line carries its intended send time, and "
+                + "latency is measured from that, so a stall counts against every line it delayed (no coordinated "
+                + "omission). In microseconds, in the table and the chart."},
+        {"Heap per connection", "heap used after a full GC with every connection up, minus the same before "
+                + "connecting, over the connections, summed over the server processes."},
+        {"Server CPU", "CPU time of the server processes (tcp) or the server's threads and Heartbeat's worker "
+                + "(local) over the run window."}};
+
+    /** The lateness goal's slack above one tick. */
+    static final double LATENESS_SLACK_MILLIS = 20;
+
+    final Scenario scenario;
+    final RunPlan plan;
+    final List<RunResult> results;
+    final String command;
+    final String startedAt;
+    final double wallSeconds;
+    final List<String> errors;
+
+    Report(Scenario scenario, RunPlan plan, List<RunResult> results, String command, String startedAt,
+            double wallSeconds, List<String> errors) {
+        this.scenario = scenario;
+        this.plan = plan;
+        this.results = List.copyOf(results);
+        this.command = command;
+        this.startedAt = startedAt;
+        this.wallSeconds = wallSeconds;
+        this.errors = List.copyOf(errors);
+    }
+
+    RunResult find(String impl, String transport) {
+        for (RunResult r : results) {
+            if (r.impl.equals(impl) && r.transport.equals(transport)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    List<String> transports() {
+        List<String> out = new ArrayList<>();
+        for (RunResult r : results) {
+            if (!out.contains(r.transport)) {
+                out.add(r.transport);
+            }
+        }
+        return out;
+    }
+
+    List<RunResult> of(String transport) {
+        List<RunResult> out = new ArrayList<>();
+        for (RunResult r : results) {
+            if (r.transport.equals(transport)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Every {@code --check} failure of every run, and the runs that did not complete. */
+    List<String> checkFailures() {
+        List<String> f = new ArrayList<>(errors);
+        for (RunResult r : results) {
+            f.addAll(r.checkFailures());
+        }
+        return f;
+    }
+
+    // ------------------------------------------------------------------------------------ goals
+
+    /** One goal as measured: what, the value, the target, and whether it was met (null: not measurable). */
+    record Goal(String goal, String measured, String target, Boolean met) {
+
+        String verdict() {
+            return met == null ? "n/a" : met ? "met" : "MISSED";
+        }
+    }
+
+    List<Goal> goals(String transport) {
+        List<Goal> goals = new ArrayList<>();
+        double tickMillis = scenario.effectiveTickNanos() / 1e6;
+        for (RunResult r : of(transport)) {
+            if (!r.handlesIdleness()) {
+                continue;
+            }
+            goals.add(new Goal(r.impl + ": 0 premature closes", Long.toString(r.client.premature), "0",
+                    r.client.premature == 0));
+            goals.add(new Goal(r.impl + ": every silent and dying connection closed",
+                    r.client.observedCloses + " of " + r.client.expectedCloses + " closed, " + r.client.leftOpen
+                            + " left open", "all", r.client.leftOpen == 0
+                            && r.client.observedCloses == r.client.expectedCloses && r.client.connectFailures == 0));
+            double p99 = r.latenessMillis(99);
+            goals.add(new Goal(r.impl + ": p99 lateness <= one tick + 20 ms", ms(p99),
+                    "<= " + ms(tickMillis + LATENESS_SLACK_MILLIS), Double.isNaN(p99) ? null
+                            : p99 <= tickMillis + LATENESS_SLACK_MILLIS));
+        }
+        RunResult hb = find(Scenario.HEARTBEAT, transport);
+        RunResult netty = find(Scenario.NETTY, transport);
+        RunResult none = find(Scenario.NONE, transport);
+        if (hb != null && netty != null) {
+            double heapRatio = hb.heapBytesPerConnection() / netty.heapBytesPerConnection();
+            goals.add(new Goal("heap per connection, heartbeat / netty", ratio(heapRatio) + " ("
+                    + bytes(hb.heapBytesPerConnection()) + " vs " + bytes(netty.heapBytesPerConnection()) + ")",
+                    "< 1", Double.isNaN(heapRatio) ? null : heapRatio < 1));
+            if (none != null) {
+                double hbOver = hb.heapBytesPerConnection() - none.heapBytesPerConnection();
+                double nettyOver = netty.heapBytesPerConnection() - none.heapBytesPerConnection();
+                goals.add(new Goal("idle handling's own heap per connection (minus none), heartbeat / netty",
+                        ratio(hbOver / nettyOver) + " (" + bytes(hbOver) + " vs " + bytes(nettyOver) + ")", "< 1",
+                        Double.isNaN(hbOver / nettyOver) ? null : hbOver < nettyOver));
+            }
+            double echoRatio = hb.echoMicros(99) / netty.echoMicros(99);
+            goals.add(new Goal("active echo p99, heartbeat / netty", ratio(echoRatio) + " (" + us(hb.echoMicros(99))
+                    + " vs " + us(netty.echoMicros(99)) + ")", "<= 1",
+                    Double.isNaN(echoRatio) ? null : echoRatio <= 1));
+            double cpuRatio = hb.serverCpuSeconds / netty.serverCpuSeconds;
+            goals.add(new Goal("server CPU in the run, heartbeat / netty", ratio(cpuRatio) + " ("
+                    + secs(hb.serverCpuSeconds) + " vs " + secs(netty.serverCpuSeconds) + ")", "<= 1",
+                    Double.isNaN(cpuRatio) ? null : cpuRatio <= 1));
+        }
+        if (hb != null) {
+            goals.add(new Goal("heartbeat worker CPU reported", secs(hb.workerCpuSeconds) + " ("
+                    + pct(hb.workerCpuSeconds / hb.serverCpuSeconds) + " of the server CPU)", "reported",
+                    !Double.isNaN(hb.workerCpuSeconds)));
+        }
+        return goals;
+    }
+
+    // ------------------------------------------------------------------------------------ json
+
+    ReportJson toJson() {
+        ReportJson.ScenarioPart sc = new ReportJson.ScenarioPart(scenario.settings(),
+                scenario.closeWindowNanos() / 1e6, scenario.graceNanos() / 1e6, scenario.effectiveTickNanos() / 1e6,
+                1e9 / scenario.activePeriodNanos, scenario.describePolicy());
+        ReportJson.SettingsPart settings = new ReportJson.SettingsPart(plan.transport, plan.impls, plan.serverHeap,
+                plan.clientHeap, plan.jvmArgs, plan.serverThreads, plan.clientThreads, plan.connectRate,
+                plan.maxPerProcess, plan.targets);
+        Map<String, Map<String, ReportJson.Run>> byImpl = new LinkedHashMap<>();
+        for (RunResult r : results) {
+            byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>()).put(r.transport, r.toJson());
+        }
+        Map<String, List<Goal>> goals = new LinkedHashMap<>();
+        for (String t : transports()) {
+            goals.put(t, goals(t));
+        }
+        List<String> failures = checkFailures();
+        return new ReportJson("heartbeat load-test", command, startedAt, RunResult.round(wallSeconds), machine(), sc,
+                settings, byImpl, goals, new ReportJson.Check(failures.isEmpty(), failures));
+    }
+
+    static ReportJson.Machine machine() {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        Long memory = os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize() : null;
+        Version netty = Version.identify().get("netty-common");
+        return new ReportJson.Machine(Runtime.getRuntime().availableProcessors(), memory,
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"),
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
+                netty == null ? "unknown" : netty.artifactVersion(), TcpLayout.fileLimit());
+    }
+
+    // ------------------------------------------------------------------------------------ table
+
+    /** One row of the side-by-side table: a label and a cell per implementation, plus a ratio. */
+    static final class Row {
+        final String label;
+        final List<String> cells;
+        final String ratio;
+
+        Row(String label, List<String> cells, String ratio) {
+            this.label = label;
+            this.cells = cells;
+            this.ratio = ratio;
+        }
+    }
+
+    /** The side-by-side rows for one transport; the ratio column is heartbeat / netty when both ran. */
+    List<Row> table(String transport) {
+        List<RunResult> runs = of(transport);
+        RunResult hb = find(Scenario.HEARTBEAT, transport);
+        RunResult netty = find(Scenario.NETTY, transport);
+        boolean ratios = hb != null && netty != null;
+        List<Row> rows = new ArrayList<>();
+        rows.add(row("connections up", runs, r -> Progress.count(r.client.connected) + " / "
+                + Progress.count(r.connections), null));
+        rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
+        rows.add(row("silent/dying closed (expected)", runs, r -> Progress.count(r.client.observedCloses) + " / "
+                + Progress.count(r.client.expectedCloses), null));
+        rows.add(row("left open / unexpected closes", runs,
+                r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
+                + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
+                ratios ? ratio(hb.latenessMillis(99) / netty.latenessMillis(99)) + " (p99)" : null));
+        rows.add(row("echo latency p50 / p99 / p99.9 (us)", runs, r -> num(r.echoMicros(50)) + " / "
+                + num(r.echoMicros(99)) + " / " + num(r.echoMicros(99.9)),
+                ratios ? ratio(hb.echoMicros(99) / netty.echoMicros(99)) + " (p99)" : null));
+        rows.add(row("heap per connection (bytes)", runs, r -> num(r.heapBytesPerConnection()),
+                ratios ? ratio(hb.heapBytesPerConnection() / netty.heapBytesPerConnection()) : null));
+        rows.add(row("server CPU in the run (s)", runs, r -> num(r.serverCpuSeconds),
+                ratios ? ratio(hb.serverCpuSeconds / netty.serverCpuSeconds) : null));
+        rows.add(row("Heartbeat worker CPU (s)", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? num(r.workerCpuSeconds) : "-", null));
+        rows.add(row("server GC time in the run (s)", runs, r -> num(r.serverCounter(RunResult.GC_SECONDS)),
+                ratios ? ratio(hb.serverCounter(RunResult.GC_SECONDS) / netty.serverCounter(RunResult.GC_SECONDS))
+                        : null));
+        rows.add(row("Heartbeat worker wake-ups in the run", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? count(r.serverCounter(RunResult.WAKEUPS)) : "-", null));
+        rows.add(row("Heartbeat checks deferred as stalled", runs, r -> Scenario.HEARTBEAT.equals(r.impl)
+                ? count(r.serverCounter(RunResult.STALL_RECHECKS)) : "-", null));
+        rows.add(row("server CPU while connecting (s)", runs, r -> num(r.connectServerCpuSeconds),
+                ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
+        rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
+        rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
+        rows.add(row("pings sent by the servers", runs,
+                r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
+        rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
+        return rows;
+    }
+
+    private interface Cell {
+        String of(RunResult r);
+    }
+
+    private static Row row(String label, List<RunResult> runs, Cell cell, String ratio) {
+        List<String> cells = new ArrayList<>();
+        for (RunResult r : runs) {
+            cells.add(cell.of(r));
+        }
+        return new Row(label, cells, ratio);
+    }
+
+    /** The table for one transport as Markdown. */
+    String markdownTable(String transport) {
+        List<RunResult> runs = of(transport);
+        boolean ratios = find(Scenario.HEARTBEAT, transport) != null && find(Scenario.NETTY, transport) != null;
+        StringBuilder s = new StringBuilder();
+        s.append("| ").append(transport).append(" |");
+        for (RunResult r : runs) {
+            s.append(' ').append(displayName(r.impl)).append(" |");
+        }
+        if (ratios) {
+            s.append(" heartbeat / netty |");
+        }
+        s.append("\n|---|");
+        for (int i = 0; i < runs.size(); i++) {
+            s.append("---:|");
+        }
+        if (ratios) {
+            s.append("---:|");
+        }
+        s.append('\n');
+        for (Row row : table(transport)) {
+            s.append("| ").append(row.label).append(" |");
+            for (String c : row.cells) {
+                s.append(' ').append(c).append(" |");
+            }
+            if (ratios) {
+                s.append(' ').append(row.ratio == null ? "" : row.ratio).append(" |");
+            }
+            s.append('\n');
+        }
+        return s.toString();
+    }
+
+    /** The table for one transport in aligned columns, for the terminal. */
+    String textTable(String transport) {
+        List<RunResult> runs = of(transport);
+        boolean ratios = find(Scenario.HEARTBEAT, transport) != null && find(Scenario.NETTY, transport) != null;
+        List<String[]> lines = new ArrayList<>();
+        List<String> header = new ArrayList<>();
+        header.add(transport + " (" + Progress.count(scenario.connections) + " connections)");
+        for (RunResult r : runs) {
+            header.add(displayName(r.impl));
+        }
+        if (ratios) {
+            header.add("heartbeat/netty");
+        }
+        lines.add(header.toArray(new String[0]));
+        for (Row row : table(transport)) {
+            List<String> l = new ArrayList<>();
+            l.add(row.label);
+            l.addAll(row.cells);
+            if (ratios) {
+                l.add(row.ratio == null ? "" : row.ratio);
+            }
+            lines.add(l.toArray(new String[0]));
+        }
+        int[] width = new int[header.size()];
+        for (String[] l : lines) {
+            for (int i = 0; i < l.length; i++) {
+                width[i] = Math.max(width[i], l[i].length());
+            }
+        }
+        StringBuilder s = new StringBuilder();
+        for (int li = 0; li < lines.size(); li++) {
+            String[] l = lines.get(li);
+            for (int i = 0; i < l.length; i++) {
+                String pad = " ".repeat(width[i] - l[i].length());
+                s.append(i == 0 ? l[i] + pad : "  " + pad + l[i]);
+            }
+            s.append('\n');
+            if (li == 0) {
+                int total = 0;
+                for (int w : width) {
+                    total += w + 2;
+                }
+                s.append("-".repeat(total - 2)).append('\n');
+            }
+        }
+        return s.toString();
+    }
+
+    static String displayName(String impl) {
+        switch (impl) {
+            case Scenario.HEARTBEAT:
+                return "heartbeat";
+            case Scenario.NETTY:
+                return "netty (IdleStateHandler)";
+            default:
+                return "none (no idle handling)";
+        }
+    }
+
+    String markdown() {
+        StringBuilder s = new StringBuilder();
+        s.append("# Heartbeat load test\n\n");
+        s.append(summary()).append("\n\n");
+        s.append("Command: `").append(command).append("`\n\n");
+        for (String t : transports()) {
+            s.append("## ").append(t).append("\n\n");
+            s.append(markdownTable(t)).append('\n');
+            s.append("Goals (measured in this run):\n\n");
+            for (Goal g : goals(t)) {
+                s.append("- ").append(g.verdict()).append(": ").append(g.goal()).append(": ").append(g.measured())
+                        .append(" (target ").append(g.target()).append(")\n");
+            }
+            s.append('\n');
+            for (RunResult r : of(t)) {
+                for (String note : r.notes) {
+                    s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String sample : r.client.failureSamples) {
+                    s.append("- Failure (").append(r.impl).append("): ").append(sample).append('\n');
+                }
+            }
+            s.append('\n');
+        }
+        List<String> failures = checkFailures();
+        s.append("## Check\n\n").append(failures.isEmpty() ? "Passed: no premature close, every silent and dying "
+                + "connection closed, no unexpected close, every connection opened.\n" : "FAILED:\n");
+        for (String f : failures) {
+            s.append("- ").append(f).append('\n');
+        }
+        s.append("\n## How to read it\n\n");
+        for (String[] item : HOW_TO_READ) {
+            s.append("- **").append(item[0]).append("**: ").append(item[1]).append('\n');
+        }
+        s.append("\nThe whole distributions, in HdrHistogram's percentile format: ");
+        List<String> files = new ArrayList<>();
+        for (RunResult r : results) {
+            files.add(hgrmName(r, "lateness"));
+            files.add(hgrmName(r, "echo-latency"));
+        }
+        s.append(String.join(", ", files)).append(" (lateness in ms, echo latency in us).\n");
+        return s.toString();
+    }
+
+    /** One paragraph: machine, scenario, duration. */
+    String summary() {
+        ReportJson.Machine machine = machine();
+        Scenario s = scenario;
+        return String.format(Locale.ROOT, "%s connections, mix %s, %s; run window %s after every connection is up, "
+                + "active lines at %s/s per connection, seed %d. Machine: %s cores, %s, %s, Netty %s. Wall time %s.",
+                Progress.count(s.connections), s.mix, s.describePolicy(), Scenario.format(s.durationNanos),
+                num(1e9 / s.activePeriodNanos), s.seed, machine.cores(), machine.os(), machine.java(),
+                machine.netty(), Progress.seconds(wallSeconds));
+    }
+
+    /** Writes report.json, report.md and report.html into the output folder. */
+    void write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("report.json"), JsonCodec.writePretty(toJson()), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.md"), markdown(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.html"), new HtmlReport(this).render(), StandardCharsets.UTF_8);
+        for (RunResult r : results) {
+            writeHgrm(dir.resolve(hgrmName(r, "lateness")), r.client.lateness, 1000.0);
+            writeHgrm(dir.resolve(hgrmName(r, "echo-latency")), r.client.echoLatency, 1.0);
+        }
+    }
+
+    static String hgrmName(RunResult r, String what) {
+        return r.impl + "-" + r.transport + "-" + what + ".hgrm";
+    }
+
+    /** HdrHistogram's own percentile distribution, values divided by {@code scale} (1000: us to ms). */
+    private static void writeHgrm(Path file, Histogram h, double scale) throws IOException {
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8)) {
+            h.outputPercentileDistribution(out, 5, scale);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ formats
+
+    static String num(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "-";
+        }
+        double a = Math.abs(v);
+        if (a >= 1000) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (a >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (a >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** A count: a whole number with thousands separators; "-" if not measured. */
+    static String count(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : Progress.count(Math.round(v));
+    }
+
+    static String ratio(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String ms(double v) {
+        return num(v) + " ms";
+    }
+
+    static String us(double v) {
+        return num(v) + " us";
+    }
+
+    static String secs(double v) {
+        return num(v) + " s";
+    }
+
+    static String bytes(double v) {
+        return num(v) + " B";
+    }
+
+    static String pct(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", v * 100);
+    }
+}

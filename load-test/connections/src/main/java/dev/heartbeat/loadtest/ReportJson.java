@@ -1,0 +1,76 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code report.json}: every number of a load test, the encoded histograms and the goals as measured.
+ * Records only; {@link JsonCodec} names their components in snake_case. Null stands for "not measured".
+ */
+record ReportJson(String tool, String command, String startedAt, Double wallSeconds, Machine machine,
+        ScenarioPart scenario, SettingsPart settings, Map<String, Map<String, Run>> results,
+        Map<String, List<Report.Goal>> goals, Check check) {
+
+    record Machine(int cores, Long memoryBytes, String os, String java, String netty, long openFileLimit) {
+    }
+
+    /** The scenario's settings, and what follows from them. */
+    record ScenarioPart(@JsonUnwrapped Scenario.Settings settings, double closeWindowMs, double graceMs,
+            double tickMs, double activeRatePerSecond, String description) {
+    }
+
+    record SettingsPart(String transport, List<String> compare, String serverHeap, String clientHeap,
+            List<String> jvmArgs, int serverThreads, int clientThreads, double connectRatePerSecond,
+            int maxConnectionsPerProcess, List<String> targets) {
+    }
+
+    record Check(boolean passed, List<String> failures) {
+    }
+
+    /** One implementation on one transport ({@link RunResult}). */
+    record Run(int connections, long connected, long connectFailures, long prematureCloses, long expectedCloses,
+            long observedCloses, long leftOpen, long unexpectedCloses, Lateness latenessMs, Double earliestPrematureMs,
+            Echo echoLatencyUs, Double heapBytesPerConnection, Double serverCpuSeconds, Double workerCpuSeconds,
+            Double connectSeconds, Double connectServerCpuSeconds, Double processCpuSeconds,
+            Double otherProcessesCpuSeconds, ConnectTime connectTimeMs, Heap heap, Server server,
+            Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
+            long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
+            List<String> notes, Percentiles percentiles, Histograms histograms) {
+    }
+
+    record Lateness(Double p50, Double p99, Double max, long count) {
+    }
+
+    record Echo(Double p50, Double p99, Double p999, Long max, long count) {
+    }
+
+    record ConnectTime(Double p50, Double p99, Double max) {
+    }
+
+    record Heap(Long beforeBytes, Long afterBytes, long connectionsAtMeasurement) {
+    }
+
+    record Server(String transport, int processes, Long pingsSent, Long idleCloses) {
+    }
+
+    record Echoes(long sent, long received, long recorded) {
+    }
+
+    record RoleCounts(long connected, long closed, long pingsReceived) {
+    }
+
+    /** {@code [percentile, microseconds]} pairs, for charts. */
+    record Percentiles(List<double[]> latenessUs, List<double[]> echoLatencyUs) {
+    }
+
+    /** The whole distributions, HdrHistogram's compressed encoding in base64. */
+    record Histograms(Histogram latenessUs, Histogram echoLatencyUs, Histogram connectTimeUs) {
+    }
+}

@@ -1,0 +1,197 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The outcome of one implementation on one transport: the clients' verdicts and histograms
+ * ({@link ClientResult}, merged over every client process) and the servers' heap and CPU. The unit
+ * of {@code report.json}. Filled in by a coordinator, then read-only; one thread at a time.
+ */
+final class RunResult {
+
+    final String impl;
+    final String transport;
+    final int connections;
+    ClientResult client = new ClientResult();
+
+    /** Heap used after a full GC, summed over the servers, before connecting and with every connection up. */
+    long heapBeforeBytes = -1;
+    long heapAfterBytes = -1;
+    /** Connections the servers held when the heap was measured. */
+    long connectionsAtHeap;
+    /** Server CPU time over the run window: whole processes (tcp) or the server's threads (local). */
+    double serverCpuSeconds = Double.NaN;
+    /** Heartbeat's worker thread over the run window; NaN for the other implementations. */
+    double workerCpuSeconds = Double.NaN;
+    /** Server CPU time while the connections were being opened. */
+    double connectServerCpuSeconds = Double.NaN;
+    /** Whole-process CPU over the run window (local runs: client, server, GC and JIT together). */
+    double processCpuSeconds = Double.NaN;
+    /**
+     * CPU seconds that processes other than the load test's own used during the run window (another
+     * build, a benchmark): NaN if unknown. Large values mean the comparison was disturbed.
+     */
+    double otherCpuSeconds = Double.NaN;
+    long pingsSent = -1;
+    long idleCloses = -1;
+    int serverProcesses;
+    int clientProcesses;
+    /** "epoll", "nio" or "local". */
+    String serverTransport = "";
+    double wallSeconds;
+    final List<String> notes = new ArrayList<>();
+    /**
+     * What the servers counted over the run window, summed over them: GC time, and Heartbeat's worker
+     * wake-ups, cycles, expirations and re-arms (what its CPU time pays for).
+     */
+    final Map<String, Double> serverCounters = new LinkedHashMap<>();
+
+    /** The names of {@link #serverCounters}. */
+    static final String GC_SECONDS = "gc_seconds";
+    static final String WAKEUPS = "heartbeat_wakeups";
+    static final String CYCLES = "heartbeat_cycles";
+    static final String EXPIRATIONS = "heartbeat_expirations";
+    static final String REARMS = "heartbeat_rearms";
+    static final String STALL_RECHECKS = "heartbeat_stall_rechecks";
+
+    RunResult(String impl, String transport, int connections) {
+        this.impl = impl;
+        this.transport = transport;
+        this.connections = connections;
+    }
+
+    /**
+     * Records what other processes took of the machine over the window, with a note when it is more
+     * than a tenth of a core on average.
+     */
+    void otherCpu(double machineBusy, double ours, double windowSeconds) {
+        otherCpuSeconds = Math.max(0, machineBusy - ours);
+        if (otherCpuSeconds > 0.1 * windowSeconds) {
+            notes.add(String.format(Locale.ROOT, "other processes on the machine used %.1f CPU seconds "
+                    + "during the %.0f s run window (%.0f%% of a core): the measurements are disturbed",
+                    otherCpuSeconds, windowSeconds, 100 * otherCpuSeconds / windowSeconds));
+        }
+    }
+
+    /** A server counter over the run window, or NaN if not measured. */
+    double serverCounter(String name) {
+        Double v = serverCounters.get(name);
+        return v == null ? Double.NaN : v;
+    }
+
+    /** Heap per connection in bytes, or NaN if not measured. */
+    double heapBytesPerConnection() {
+        if (heapBeforeBytes < 0 || heapAfterBytes < 0 || connectionsAtHeap <= 0) {
+            return Double.NaN;
+        }
+        return (double) (heapAfterBytes - heapBeforeBytes) / connectionsAtHeap;
+    }
+
+    /** The first connect attempt to the last connection up, in seconds. */
+    double connectSeconds() {
+        if (client.connectStartNanos == 0 || client.connectEndNanos == 0) {
+            return Double.NaN;
+        }
+        return (client.connectEndNanos - client.connectStartNanos) / 1e9;
+    }
+
+    double latenessMillis(double percentile) {
+        return Histograms.percentileMillis(client.lateness, percentile);
+    }
+
+    double echoMicros(double percentile) {
+        return Histograms.percentileMicros(client.echoLatency, percentile);
+    }
+
+    /** Whether the implementation handles idleness at all (so closes are expected). */
+    boolean handlesIdleness() {
+        return !Scenario.NONE.equals(impl);
+    }
+
+    /** What fails a {@code --check}: premature, unexpected and missing closes, connections never opened. */
+    List<String> checkFailures() {
+        List<String> f = new ArrayList<>();
+        String who = impl + "/" + transport + ": ";
+        if (client.premature > 0) {
+            f.add(who + client.premature + " premature closes (the earliest "
+                    + round(client.earliestPrematureNanos / 1e6)
+                    + " ms before it was due)");
+        }
+        if (client.leftOpen > 0) {
+            f.add(who + client.leftOpen + " silent or dying connections left open at the end");
+        }
+        if (client.unexpected > 0) {
+            f.add(who + client.unexpected + " connections that should have stayed open were closed");
+        }
+        if (client.connectFailures > 0) {
+            f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
+                    + client.connectFailureCauses);
+        }
+        if (client.connected + client.connectFailures < connections) {
+            f.add(who + "only " + client.connected + " of " + connections + " connections were accounted for");
+        }
+        return f;
+    }
+
+    /** {@code v} to three decimals; null for NaN (not measured). */
+    static Double round(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return null;
+        }
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static Long nullIfNegative(long v) {
+        return v < 0 ? null : v;
+    }
+
+    ReportJson.Run toJson() {
+        ClientResult c = client;
+        Map<String, Double> counters = new LinkedHashMap<>();
+        serverCounters.forEach((k, v) -> counters.put(k, round(v)));
+        Map<String, ReportJson.RoleCounts> byRole = new LinkedHashMap<>();
+        for (Role r : Role.values()) {
+            int i = r.ordinal();
+            byRole.put(r.label, new ReportJson.RoleCounts(c.connectedByRole[i], c.closedByRole[i], c.pingsByRole[i]));
+        }
+        return new ReportJson.Run(connections, c.connected, c.connectFailures, c.premature, c.expectedCloses,
+                c.observedCloses, c.leftOpen, c.unexpected,
+                new ReportJson.Lateness(round(latenessMillis(50)), round(latenessMillis(99)),
+                        round(Histograms.maxMillis(c.lateness)), c.lateness.getTotalCount()),
+                c.premature == 0 ? null : round(c.earliestPrematureNanos / 1e6),
+                new ReportJson.Echo(round(echoMicros(50)), round(echoMicros(99)), round(echoMicros(99.9)),
+                        c.echoLatency.getTotalCount() == 0 ? null : c.echoLatency.getMaxValue(),
+                        c.echoLatency.getTotalCount()),
+                round(heapBytesPerConnection()), round(serverCpuSeconds), round(workerCpuSeconds),
+                round(connectSeconds()), round(connectServerCpuSeconds), round(processCpuSeconds),
+                round(otherCpuSeconds),
+                new ReportJson.ConnectTime(round(Histograms.percentileMillis(c.connectTime, 50)),
+                        round(Histograms.percentileMillis(c.connectTime, 99)),
+                        round(Histograms.maxMillis(c.connectTime))),
+                new ReportJson.Heap(nullIfNegative(heapBeforeBytes), nullIfNegative(heapAfterBytes), connectionsAtHeap),
+                new ReportJson.Server(serverTransport, serverProcesses, nullIfNegative(pingsSent),
+                        nullIfNegative(idleCloses)),
+                counters, clientProcesses, new ReportJson.Echoes(c.echoesSent, c.echoesReceived, c.echoesRecorded),
+                byRole, c.errors, round(wallSeconds), List.copyOf(c.failureSamples),
+                new LinkedHashMap<>(c.connectFailureCauses), List.copyOf(notes),
+                new ReportJson.Percentiles(series(Histograms.percentileSeries(c.lateness)),
+                        series(Histograms.percentileSeries(c.echoLatency))),
+                new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime));
+    }
+
+    private static List<double[]> series(List<double[]> series) {
+        List<double[]> out = new ArrayList<>();
+        for (double[] p : series) {
+            out.add(new double[] {Math.round(p[0] * 1e5) / 1e5, p[1]});
+        }
+        return out;
+    }
+}

@@ -1,0 +1,366 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.demo.DurationConverter;
+
+/**
+ * What every connection of one run does and when the server is due to act: the settings the
+ * coordinator and its child processes share (as JSON), with the rules derived from them.
+ * Immutable, validated when built; any thread.
+ *
+ * <h2>When a close is due</h2>
+ * A connection's <em>last activity</em> is the client's clock read just <em>before</em> it wrote its
+ * latest line or, if it never wrote one, just before it started connecting. The server can only
+ * stamp that activity later, so a correct server never acts before {@code last activity + close
+ * window}, where the window is the idle timeout (close policy) or the ping interval plus every missed
+ * ping's timeout (ping policy: the first PING goes out after the interval, and the close after
+ * {@code max-missed-pings} unanswered ones). A close observed before that moment is premature.
+ *
+ * <p>Lateness is measured from a tighter estimate of when the server was due: the same, but from
+ * the connect's <em>completion</em> as the client saw it, so that a slow connect (a full accept
+ * queue, a cold JIT) is not charged to the idle handling. A close between the two moments is on time
+ * with lateness 0. All processes of one machine read the same CLOCK_MONOTONIC through
+ * {@link System#nanoTime()}, so these moments compare across the client and server processes.
+ */
+final class Scenario {
+
+    /** The idle implementations a run can compare; the names of the demo server's {@code --idle-impl}. */
+    static final String HEARTBEAT = "heartbeat";
+    static final String NETTY = "netty";
+    static final String NONE = "none";
+
+    /** What the server does with idle connections. */
+    enum Policy {
+        /** Close after the idle timeout without input. */
+        CLOSE,
+        /** PING after the ping interval without input; close after too many unanswered. */
+        PING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Heartbeat's default wheel tick: 2^20 ns. */
+    static final long DEFAULT_TICK_NANOS = 1L << 20;
+
+    private static final long MIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    final int connections;
+    final Mix mix;
+    final Policy policy;
+    final long idleTimeoutNanos;
+    final long pingIntervalNanos;
+    final long pingTimeoutNanos;
+    final int maxMissedPings;
+    /** Between two lines of one active connection. */
+    final long activePeriodNanos;
+    /** The measured run, from the moment every connection is up. */
+    final long durationNanos;
+    final long seed;
+    /** Heartbeat's wheel tick as the servers were given it, or 0 for the default. */
+    final long tickNanos;
+
+    private Scenario(Builder b) {
+        this.connections = b.connections;
+        this.mix = b.mix;
+        this.policy = b.policy;
+        this.idleTimeoutNanos = b.idleTimeoutNanos;
+        this.pingIntervalNanos = b.pingIntervalNanos;
+        this.pingTimeoutNanos = b.pingTimeoutNanos;
+        this.maxMissedPings = b.maxMissedPings;
+        this.activePeriodNanos = b.activePeriodNanos;
+        this.durationNanos = b.durationNanos;
+        this.seed = b.seed;
+        this.tickNanos = b.tickNanos;
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** How long after a connection's last activity a correct server may act on it, at the earliest. */
+    long closeWindowNanos() {
+        return policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos + maxMissedPings * pingTimeoutNanos;
+    }
+
+    /**
+     * How long before the end of the run every close must be due: room for the server's tick, its
+     * dispatch and the client seeing the close. A quarter of the close window, at least 2 s.
+     */
+    long graceNanos() {
+        return Math.max(MIN_GRACE_NANOS, closeWindowNanos() / 4);
+    }
+
+    /**
+     * Dying connections die at a moment drawn in {@code [run start, run start + this)}, so that even
+     * the last of them is due to be closed a grace before the run ends.
+     */
+    long deathSpanNanos() {
+        return durationNanos - closeWindowNanos() - graceNanos();
+    }
+
+    /** A dying connection's keep-alive period with the close policy (a third of the idle timeout). */
+    long keepAlivePeriodNanos() {
+        return idleTimeoutNanos / 3;
+    }
+
+    /** The wheel tick Heartbeat runs with: the one given, else its default. */
+    long effectiveTickNanos() {
+        return tickNanos > 0 ? tickNanos : DEFAULT_TICK_NANOS;
+    }
+
+    /** Whether a correct server closes a connection of this role before the run ends. */
+    boolean expectsClose(String impl, Role role) {
+        if (NONE.equals(impl)) {
+            return false; // no idle handling at all
+        }
+        switch (role) {
+            case SILENT:
+            case DYING:
+                return true;
+            case PONG:
+                return policy == Policy.CLOSE; // no pings to answer: as silent as SILENT
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Where in {@code [0, 1)} of the death span the dying connection with this global index dies:
+     * a fixed function of the seed, so no per-connection state is needed to know it.
+     */
+    double deathFraction(int index) {
+        return (mix64(seed * 0x9E3779B97F4A7C15L + index) >>> 11) * 0x1.0p-53;
+    }
+
+    /** A well-mixed 64-bit function (Stafford variant 13, as SplittableRandom uses). */
+    static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /** The settings as the servers must be started with, for the demo server's flags. */
+    String[] serverFlags() {
+        String[] common = {"--policy", policy.toString(), "--idle-timeout", nanos(idleTimeoutNanos),
+            "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos),
+            "--max-missed-pings", Integer.toString(maxMissedPings)};
+        if (tickNanos <= 0) {
+            return common;
+        }
+        String[] withTick = Arrays.copyOf(common, common.length + 2);
+        withTick[common.length] = "--tick";
+        withTick[common.length + 1] = nanos(tickNanos);
+        return withTick;
+    }
+
+    private static String nanos(long n) {
+        return n + "ns";
+    }
+
+    /** Human form of a duration in nanoseconds: 30s, 2m, 63.5s, 250ms, 1.25ms (what --duration etc. accept). */
+    static String format(long nanos) {
+        String whole = DurationConverter.format(Duration.ofNanos(nanos));
+        if (whole.endsWith("ns") || whole.endsWith("us") || (whole.endsWith("ms") && nanos >= 1_000_000_000L)) {
+            double value = nanos >= 1_000_000_000L ? nanos / 1e9 : nanos / 1e6;
+            String unit = nanos >= 1_000_000_000L ? "s" : "ms";
+            return BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP)
+                    .stripTrailingZeros().toPlainString() + unit;
+        }
+        return whole;
+    }
+
+    /** The settings as JSON carries them: to the child processes, and into report.json. */
+    record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
+            long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs) {
+
+        /** The scenario again, validated as when it was built. */
+        Scenario scenario() {
+            return builder().connections(connections).mix(Mix.parse(mix))
+                    .policy(Policy.valueOf(policy.toUpperCase(Locale.ROOT))).idleTimeoutNanos(idleTimeoutNs)
+                    .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
+                    .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs).build();
+        }
+    }
+
+    Settings settings() {
+        return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
+                pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos);
+    }
+
+    /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
+    String describePolicy() {
+        if (policy == Policy.CLOSE) {
+            return "close after " + format(idleTimeoutNanos) + " without input";
+        }
+        return "PING after " + format(pingIntervalNanos) + " of silence, close after " + maxMissedPings
+                + " unanswered (each waited " + format(pingTimeoutNanos) + "): due "
+                + format(closeWindowNanos()) + " after the last input";
+    }
+
+    /** Builds a {@link Scenario}; {@link #build()} checks the settings against each other. */
+    static final class Builder {
+        private int connections = 100_000;
+        private Mix mix = Mix.parse(Mix.DEFAULT);
+        private Policy policy = Policy.PING;
+        private long idleTimeoutNanos = TimeUnit.SECONDS.toNanos(40);
+        private long pingIntervalNanos = TimeUnit.SECONDS.toNanos(40);
+        private long pingTimeoutNanos = TimeUnit.SECONDS.toNanos(5);
+        private int maxMissedPings = 2;
+        private long activePeriodNanos = TimeUnit.SECONDS.toNanos(5);
+        private long durationNanos = TimeUnit.SECONDS.toNanos(100);
+        private long seed = 1;
+        private long tickNanos;
+
+        Builder connections(int n) {
+            this.connections = n;
+            return this;
+        }
+
+        Builder mix(Mix m) {
+            this.mix = m;
+            return this;
+        }
+
+        Builder policy(Policy p) {
+            this.policy = p;
+            return this;
+        }
+
+        Builder idleTimeoutNanos(long n) {
+            this.idleTimeoutNanos = n;
+            return this;
+        }
+
+        Builder pingIntervalNanos(long n) {
+            this.pingIntervalNanos = n;
+            return this;
+        }
+
+        Builder pingTimeoutNanos(long n) {
+            this.pingTimeoutNanos = n;
+            return this;
+        }
+
+        Builder maxMissedPings(int n) {
+            this.maxMissedPings = n;
+            return this;
+        }
+
+        Builder activePeriodNanos(long n) {
+            this.activePeriodNanos = n;
+            return this;
+        }
+
+        Builder durationNanos(long n) {
+            this.durationNanos = n;
+            return this;
+        }
+
+        Builder seed(long s) {
+            this.seed = s;
+            return this;
+        }
+
+        Builder tickNanos(long n) {
+            this.tickNanos = n;
+            return this;
+        }
+
+        /**
+         * The scenario.
+         *
+         * @throws IllegalArgumentException naming the flag and value that cannot work, alone or with
+         *     the others
+         */
+        Scenario build() {
+            if (connections < 1) {
+                throw new IllegalArgumentException("--connections must be at least 1: " + connections);
+            }
+            requireAtLeastMillis("--idle-timeout", idleTimeoutNanos);
+            requireAtLeastMillis("--ping-interval", pingIntervalNanos);
+            requireAtLeastMillis("--ping-timeout", pingTimeoutNanos);
+            if (maxMissedPings < 1) {
+                throw new IllegalArgumentException("--max-missed-pings must be at least 1: " + maxMissedPings);
+            }
+            if (activePeriodNanos < TimeUnit.MILLISECONDS.toNanos(1)) {
+                throw new IllegalArgumentException("--active-rate must be at most 1000 lines per second: "
+                        + perSecond(activePeriodNanos));
+            }
+            if (tickNanos < 0 || tickNanos > (1L << 30)) {
+                throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns: " + tickNanos + "ns");
+            }
+            Scenario s = new Scenario(this);
+            long quietLimit = policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos;
+            if (mix.percent(Role.ACTIVE) > 0 && activePeriodNanos >= quietLimit) {
+                String limit = policy == Policy.CLOSE ? "--idle-timeout" : "--ping-interval";
+                throw new IllegalArgumentException("--active-rate " + perSecond(activePeriodNanos)
+                        + " sends a line every " + format(activePeriodNanos) + ", not within " + limit + " "
+                        + format(quietLimit) + ": active connections would look idle; give an --active-rate above "
+                        + perSecond(quietLimit) + " or a " + limit + " above " + format(activePeriodNanos));
+            }
+            if (s.deathSpanNanos() < TimeUnit.SECONDS.toNanos(1)) {
+                throw new IllegalArgumentException(s.tooShort());
+            }
+            return s;
+        }
+
+        private static void requireAtLeastMillis(String flag, long nanos) {
+            if (nanos < TimeUnit.MILLISECONDS.toNanos(1)) {
+                throw new IllegalArgumentException(flag + " must be at least 1ms: " + format(nanos));
+            }
+        }
+
+        private static String perSecond(long periodNanos) {
+            return new BigDecimal(1e9 / periodNanos).round(new MathContext(3)).stripTrailingZeros().toPlainString()
+                    + "/s";
+        }
+    }
+
+    /**
+     * Why the run window is too short, and the two ways out: a longer {@code --duration}, or a close
+     * window that fits this one, with flags that give it. The rule: the last dying connection dies 1 s
+     * into the window at the earliest, and its close must be due a grace before the end.
+     */
+    private String tooShort() {
+        long second = TimeUnit.SECONDS.toNanos(1);
+        long min = closeWindowNanos() + graceNanos() + second;
+        // the largest window w with w + max(2 s, w / 4) + 1 s <= duration
+        long fits = Math.max(0, Math.min(durationNanos - MIN_GRACE_NANOS - second, (durationNanos - second) * 4 / 5));
+        String window = policy == Policy.CLOSE ? "--idle-timeout " + format(idleTimeoutNanos)
+                : "--ping-interval " + format(pingIntervalNanos) + " + --max-missed-pings " + maxMissedPings
+                        + " x --ping-timeout " + format(pingTimeoutNanos) + " = " + format(closeWindowNanos());
+        String way = "--duration " + format(durationNanos) + " is too short: every close is due up to the close "
+                + "window (" + window + ") after a connection's last input, and must be due " + format(graceNanos())
+                + " (a quarter of the window, at least 2s) before the end, with 1s left for the dying connections "
+                + "to die in; give --duration " + format(min) + " or more";
+        if (fits < TimeUnit.MILLISECONDS.toNanos(3)) {
+            return way;
+        }
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        String example;
+        if (policy == Policy.CLOSE) {
+            example = "--idle-timeout " + format(fits / ms * ms);
+        } else {
+            // a ping timeout t and an interval of 1.5 t: the window is (max-missed-pings + 1.5) t
+            long t = (long) (fits / (maxMissedPings + 1.5));
+            long unit = t >= TimeUnit.SECONDS.toNanos(2) ? TimeUnit.SECONDS.toNanos(1) : ms;
+            t = t / unit * unit;
+            example = "--ping-interval " + format(t * 3 / 2) + " --ping-timeout " + format(t);
+        }
+        return way + ", or a close window of at most " + format(fits) + " for this duration, e.g. " + example;
+    }
+}

@@ -1,0 +1,45 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+/**
+ * What became of one connection, judged on the client from what the client itself did (see
+ * {@link Scenario} for the due moment). Pure functions; any thread.
+ */
+enum Verdict {
+    /** Closed by the server at or after the due moment, as expected. */
+    ON_TIME,
+    /** Closed before the due moment: the server acted on a connection that was not yet idle. */
+    PREMATURE,
+    /** Closed, not early, but the connection should have stayed open (an active or answering one). */
+    UNEXPECTED,
+    /** Expected to be closed, still open when the run ended. */
+    LEFT_OPEN,
+    /** Not expected to be closed, and open at the end. */
+    STAYED_OPEN;
+
+    /**
+     * The verdict on a close the client saw at {@code closedAt}.
+     *
+     * @param expectsClose whether the server should close this connection in the run
+     * @param dueNanos the earliest moment a correct server may close it
+     */
+    static Verdict ofClose(boolean expectsClose, long dueNanos, long closedAt) {
+        if (closedAt - dueNanos < 0) {
+            return PREMATURE;
+        }
+        return expectsClose ? ON_TIME : UNEXPECTED;
+    }
+
+    /** The verdict on a connection still open at the end of the run. */
+    static Verdict ofOpenAtEnd(boolean expectsClose) {
+        return expectsClose ? LEFT_OPEN : STAYED_OPEN;
+    }
+
+    /** Whether this verdict fails a {@code --check} run. */
+    boolean isFailure() {
+        return this == PREMATURE || this == UNEXPECTED || this == LEFT_OPEN;
+    }
+}

@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.demo.EchoPipeline;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalServerChannel;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The client and the verdicts end to end, in this JVM on the local transport, with the demo server's
+ * own pipeline (as a local run has it) and with servers that misbehave on purpose. Short timeouts:
+ * PING after 100 ms, two missed pings of 50 ms, so every close is due 200 ms after the last input.
+ */
+class InProcessRunTest {
+
+    private static final int CONNECTIONS = 200;
+
+    private static Scenario scenario() {
+        return Scenario.builder()
+                .connections(CONNECTIONS)
+                .policy(Scenario.Policy.PING)
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(100))
+                .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(50))
+                .maxMissedPings(2)
+                .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(3_300))
+                .build();
+    }
+
+    @SuppressWarnings("deprecation") // DefaultEventLoopGroup, deprecated in Netty 4.2 only
+    private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler)
+            throws Exception {
+        EventLoopGroup boss = new DefaultEventLoopGroup(1);
+        EventLoopGroup workers = new DefaultEventLoopGroup(2);
+        EventLoopGroup clients = new DefaultEventLoopGroup(2);
+        LocalAddress address = new LocalAddress("in-process-run-" + System.nanoTime());
+        try {
+            Channel server = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
+                    .childHandler(serverChildHandler).bind(address).sync().channel();
+            ClientDriver driver = new ClientDriver(s, expectedImpl, 0, s.connections, clients, LocalChannel.class,
+                    i -> address, null, false);
+            driver.connectAll(100_000, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            long end = start + s.durationNanos;
+            driver.startRun(start, end);
+            ParentLink.sleepUntil(end);
+            ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(5));
+            driver.closeAll(TimeUnit.SECONDS.toNanos(5));
+            server.close().sync();
+            return result;
+        } finally {
+            clients.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+            workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+            boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static void assertCorrect(Scenario s, ClientResult r) {
+        Map<Role, Integer> counts = s.mix.counts(s.connections);
+        int mustClose = counts.get(Role.SILENT) + counts.get(Role.DYING);
+        assertEquals(s.connections, r.connected, "connected");
+        assertEquals(0, r.connectFailures);
+        assertEquals(0, r.premature, "premature: " + r.failureSamples);
+        assertEquals(0, r.unexpected, "unexpected: " + r.failureSamples);
+        assertEquals(0, r.leftOpen, "left open: " + r.failureSamples);
+        assertEquals(mustClose, r.expectedCloses);
+        assertEquals(mustClose, r.observedCloses);
+        assertEquals(mustClose, r.lateness.getTotalCount());
+        assertTrue(r.echoesRecorded > counts.get(Role.ACTIVE) * 100, "echoes measured: " + r.echoesRecorded);
+        assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * 10L, "pongs were pinged");
+        assertEquals(0, r.closedByRole[Role.PONG.ordinal()], "answering connections stay open");
+    }
+
+    @Test
+    void heartbeatClosesEverySilentAndDyingConnectionOnTime() throws Exception {
+        Scenario s = scenario();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.HEARTBEAT, 2))) {
+            assertCorrect(s, run(s, Scenario.HEARTBEAT, echo.initializer()));
+        }
+    }
+
+    @Test
+    void idleStateHandlerClosesEverySilentAndDyingConnectionOnTime() throws Exception {
+        Scenario s = scenario();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NETTY, 2))) {
+            assertCorrect(s, run(s, Scenario.NETTY, echo.initializer()));
+        }
+    }
+
+    @Test
+    void aServerThatClosesTooEarlyIsCaughtPrematureOnEveryConnection() throws Exception {
+        Scenario s = scenario();
+        ChannelInitializer<Channel> hasty = new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.eventLoop().schedule(() -> ch.close(), 100, TimeUnit.MILLISECONDS); // due after 200 ms
+            }
+        };
+        ClientResult r = run(s, Scenario.HEARTBEAT, hasty);
+        assertTrue(r.connected > 0);
+        assertEquals(r.connected, r.premature, "every connection that opened was closed early");
+        assertEquals(0, r.leftOpen);
+        assertTrue(r.earliestPrematureNanos > TimeUnit.MILLISECONDS.toNanos(50), "about 100 ms early");
+        assertTrue(r.failureSamples.get(0).contains("before it was due"), r.failureSamples.get(0));
+    }
+
+    @Test
+    void aServerThatNeverClosesLeavesEverySilentAndDyingConnectionOpen() throws Exception {
+        Scenario s = scenario();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NONE, 2))) {
+            ClientResult r = run(s, Scenario.HEARTBEAT, echo.initializer()); // judged as if idle handling ran
+            Map<Role, Integer> counts = s.mix.counts(s.connections);
+            assertEquals(counts.get(Role.SILENT) + counts.get(Role.DYING), r.leftOpen);
+            assertEquals(0, r.premature);
+            assertEquals(0, r.observedCloses);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class LoadTestCommandTest {
+
+    /** Runs the command line; returns {status, stdout, stderr}. */
+    private static String[] execute(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        int status = cmd.execute(args);
+        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+    }
+
+    private static void assertRefused(String expected, String... args) {
+        String[] r = execute(args);
+        assertEquals("2", r[0], "status for " + String.join(" ", args) + ": " + r[2]);
+        assertTrue(r[2].contains(expected), "expected '" + expected + "' in: " + r[2]);
+        assertTrue(r[2].contains("Try 'load-test --help'"), r[2]);
+    }
+
+    @Test
+    void helpExplainsEveryFlag() {
+        String[] r = execute("--help");
+        assertEquals("0", r[0]);
+        for (String flag : new String[] {"--connections", "--transport", "--duration", "--idle-timeout", "--policy",
+            "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
+            "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target"}) {
+            assertTrue(r[1].contains(flag), flag);
+        }
+    }
+
+    @Test
+    void badValuesFailNamingTheValue() {
+        assertRefused("--connections must be at least 1: 0", "--connections", "0");
+        assertRefused("Invalid value for option '--transport': expected one of [TCP, LOCAL] (case-insensitive) but "
+                + "was 'udp'", "--transport", "udp");
+        assertRefused("Invalid value for option '--compare' (IMPL): expected one of [HEARTBEAT, NETTY, NONE]",
+                "--compare", "heartbeat,idle");
+        assertRefused("--compare names netty twice", "--compare", "netty,netty");
+        assertRefused("Invalid value for option '--policy': expected one of [CLOSE, PING]", "--policy", "sometimes");
+        assertRefused("--mix shares must add up to 100, not 110", "--mix", "silent=60,pong=50");
+        assertRefused("Invalid value for option '--ping-interval': '5' ", "--ping-interval", "5");
+        assertRefused("--server-heap is not a JVM heap size such as 512m or 2g: '12x'", "--server-heap", "12x");
+        assertRefused("--active-rate must be a positive number of lines per second: -1.0", "--active-rate", "-1");
+        assertRefused("--connect-rate must be a positive number per second: 0.0", "--connect-rate", "0");
+        assertRefused("--target needs --transport tcp", "--transport", "local", "--target", "127.0.0.1:7000",
+                "--compare", "heartbeat");
+        assertRefused("--target servers run one implementation", "--target", "127.0.0.1:7000");
+        assertRefused("'127.0.0.1' is not host:port", "--target", "127.0.0.1", "--compare", "netty");
+        assertRefused("--base-port 32700 leaves no room", "--base-port", "32700");
+        assertRefused("--max-connections-per-process must be in 1-", "--max-connections-per-process", "0");
+        assertRefused("--duration 20s is too short", "--duration", "20s");
+        assertRefused("give --duration 63.5s or more, or a close window of at most 7s for this duration, e.g. "
+                + "--ping-interval 3s --ping-timeout 2s", "--connections", "1000", "--duration", "10s");
+        assertRefused("give an --active-rate above 0.333/s or a --ping-interval above 5s", "--active-rate", "0.2",
+                "--ping-interval", "3s", "--ping-timeout", "1s", "--duration", "20s");
+        assertRefused("--duration 30s is too short", "--policy", "close", "--duration", "30s");
+        assertRefused("Unknown option: '--bogus'", "--bogus");
+    }
+
+    @Test
+    void theSmokeTestInTheHelpIsAValidScenario() {
+        String[] r = execute("--help");
+        assertTrue(r[1].replaceAll("\\s+", " ").contains("java -jar load-test/target/load-test.jar "
+                + LoadTest.SMOKE_TEST), r[1]);
+        for (String extra : new String[] {"", " --compare heartbeat", " --seed 7 --mix active=50,silent=50"}) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs((LoadTest.SMOKE_TEST + extra).split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertEquals(TimeUnit.SECONDS.toNanos(10), s.durationNanos);
+        }
+    }
+
+    @Test
+    void theFlagsMakeTheScenario() {
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.parseArgs("--connections", "2000", "--policy", "close", "--idle-timeout", "4s", "--active-rate", "2",
+                "--duration", "12s", "--mix", "silent=50,active=50", "--seed", "9", "--tick", "4ms");
+        Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+        assertEquals(2000, s.connections);
+        assertEquals(Scenario.Policy.CLOSE, s.policy);
+        assertEquals(TimeUnit.SECONDS.toNanos(4), s.closeWindowNanos());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(500), s.activePeriodNanos);
+        assertEquals(50, s.mix.percent(Role.ACTIVE));
+        assertEquals(9, s.seed);
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(4), s.tickNanos);
+    }
+}

@@ -1,0 +1,160 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+
+    private static final String[] REQUIRED = {"connections", "premature_closes", "expected_closes",
+        "observed_closes", "lateness_ms", "echo_latency_us", "heap_bytes_per_connection", "server_cpu_seconds",
+        "worker_cpu_seconds", "connect_seconds"};
+
+    static RunResult result(String impl, long premature, long leftOpen, double latenessMs, double echoUs,
+            double heapPerConnection, double cpu) {
+        RunResult r = new RunResult(impl, RunPlan.TCP, 1000);
+        ClientResult c = r.client;
+        c.assigned = 1000;
+        c.connected = 1000;
+        c.expectedCloses = 300;
+        c.observedCloses = 300 - leftOpen;
+        c.onTime = c.observedCloses - premature;
+        c.premature = premature;
+        c.earliestPrematureNanos = premature > 0 ? 2_500_000 : 0;
+        c.leftOpen = leftOpen;
+        c.connectStartNanos = 1_000_000_000L;
+        c.connectEndNanos = 3_000_000_000L;
+        for (int i = 0; i < 300; i++) {
+            Histograms.recordNanos(c.lateness, (long) (latenessMs * 1e6 * (i + 1) / 300));
+        }
+        for (int i = 0; i < 10_000; i++) {
+            Histograms.recordNanos(c.echoLatency, (long) (echoUs * 1e3 * (i + 1) / 10_000));
+        }
+        r.heapBeforeBytes = 10_000_000;
+        r.heapAfterBytes = 10_000_000 + (long) (heapPerConnection * 1000);
+        r.connectionsAtHeap = 1000;
+        r.serverCpuSeconds = cpu;
+        r.connectServerCpuSeconds = cpu / 2;
+        if (impl.equals(Scenario.HEARTBEAT)) {
+            r.workerCpuSeconds = cpu / 10;
+        }
+        r.serverProcesses = 1;
+        r.clientProcesses = 1;
+        return r;
+    }
+
+    static Report report(List<RunResult> results) {
+        Scenario s = Scenario.builder().connections(1000).build();
+        RunPlan plan = new RunPlan(s, RunPlan.TCP, List.of(Scenario.HEARTBEAT, Scenario.NETTY), Path.of("out"), "512m",
+                "512m", List.of(), 2, 1, 5000, 18000, 20000, List.of(), List.of(), null, null);
+        return new Report(s, plan, results, "java -jar load-test.jar --connections 1000", "2026-01-01T00:00:00Z", 60,
+                List.of());
+    }
+
+    @Test
+    void reportJsonHoldsEveryRequiredFieldPerImplementationAndTransport() throws Exception {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 0, 8, 1000, 2000, 12)));
+        JsonNode json = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson()));
+        JsonNode results = json.get("results");
+        for (String impl : new String[] {Scenario.HEARTBEAT, Scenario.NETTY}) {
+            JsonNode r = results.get(impl).get("tcp");
+            for (String key : REQUIRED) {
+                assertTrue(r.has(key), impl + " lacks " + key);
+            }
+            assertEquals(1000L, r.get("connections").asLong());
+            assertEquals(0L, r.get("premature_closes").asLong());
+            JsonNode lateness = r.get("lateness_ms");
+            assertTrue(lateness.has("p50") && lateness.has("p99") && lateness.has("max"));
+            JsonNode echo = r.get("echo_latency_us");
+            assertTrue(echo.has("p50") && echo.has("p99") && echo.has("p999"));
+            // the encoded histograms give the same percentiles back
+            JsonNode hist = r.get("histograms");
+            assertEquals(lateness.get("p99").asDouble(),
+                    Histograms.percentileMillis(Histograms.decode(hist.get("lateness_us").asText()), 99), 1e-3);
+        }
+        JsonNode hb = results.get(Scenario.HEARTBEAT).get("tcp");
+        assertEquals(1500.0, hb.get("heap_bytes_per_connection").asDouble(), 1e-9);
+        assertEquals(1.0, hb.get("worker_cpu_seconds").asDouble(), 1e-9);
+        assertEquals(2.0, hb.get("connect_seconds").asDouble(), 1e-9);
+        assertTrue(results.get(Scenario.NETTY).get("tcp").get("worker_cpu_seconds").isNull(), "no worker: null, not 0");
+        assertTrue(json.get("check").get("passed").asBoolean());
+    }
+
+    @Test
+    void goalsAreJudgedFromTheMeasuredRatios() {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 0, 30, 1000, 2000, 8)));
+        java.util.Map<String, Report.Goal> goals = new java.util.HashMap<>();
+        for (Report.Goal g : report.goals("tcp")) {
+            goals.put(g.goal(), g);
+        }
+        assertEquals(Boolean.TRUE, goals.get("heartbeat: 0 premature closes").met());
+        assertEquals(Boolean.TRUE, goals.get("heartbeat: p99 lateness <= one tick + 20 ms").met());
+        assertEquals(Boolean.FALSE, goals.get("netty: p99 lateness <= one tick + 20 ms").met());
+        Report.Goal heap = goals.get("heap per connection, heartbeat / netty");
+        assertEquals(Boolean.TRUE, heap.met());
+        assertTrue(heap.measured().startsWith("0.75"), heap.measured());
+        Report.Goal cpu = goals.get("server CPU in the run, heartbeat / netty");
+        assertEquals(Boolean.FALSE, cpu.met(), "10 s vs 8 s: missed, and reported so");
+        assertTrue(cpu.measured().startsWith("1.25"), cpu.measured());
+        assertTrue(goals.containsKey("heartbeat worker CPU reported"));
+    }
+
+    @Test
+    void checkFailsOnPrematureOrLeftOpenConnections() {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 2, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 3, 8, 1000, 2000, 12)));
+        List<String> failures = report.checkFailures();
+        assertEquals(2, failures.size(), failures.toString());
+        assertTrue(failures.get(0).contains("heartbeat/tcp: 2 premature closes (the earliest 2.5 ms before"),
+                failures.get(0));
+        assertTrue(failures.get(1).contains("netty/tcp: 3 silent or dying connections left open"), failures.get(1));
+        assertFalse(report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10))).checkFailures().iterator()
+                .hasNext());
+    }
+
+    @Test
+    void writesMarkdownAndASelfContainedHtmlPage(@TempDir Path dir) throws Exception {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 0, 8, 1000, 2000, 12)));
+        report.write(dir);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("| tcp | heartbeat | netty (IdleStateHandler) | heartbeat / netty |"), md);
+        assertTrue(md.contains("| heap per connection (bytes) | 1,500 | 2,000 | 0.75 |"), md);
+        String html = Files.readString(dir.resolve("report.html"));
+        assertTrue(html.contains("<svg"), "charts are inline SVG");
+        assertEquals(4, html.split("<svg", -1).length - 1, "lateness, echo latency, heap, CPU");
+        assertFalse(html.contains("<script"), "no script");
+        assertFalse(html.replace("http://www.w3.org/2000/svg", "").contains("http"), "nothing fetched");
+        assertTrue(Files.size(dir.resolve("report.json")) > 1000);
+        String table = report.textTable("tcp");
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("premature closes")), table);
+    }
+
+    @Test
+    void chartHelpers() {
+        assertEquals(1, SvgChart.niceCeiling(0));
+        assertEquals(2.5, SvgChart.niceCeiling(2.1), 1e-12);
+        assertEquals(500, SvgChart.niceCeiling(420), 1e-9);
+        assertEquals(1000, SvgChart.niceCeiling(1000), 1e-9);
+        assertEquals("90%", SvgChart.percentLabel(1));
+        assertEquals("99%", SvgChart.percentLabel(2));
+        assertEquals("99.99%", SvgChart.percentLabel(4));
+        assertEquals(2, SvgChart.nines(99), 1e-9);
+        assertEquals(0, SvgChart.nines(0), 1e-9);
+    }
+}

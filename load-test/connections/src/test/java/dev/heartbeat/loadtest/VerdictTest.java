@@ -1,0 +1,132 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+class VerdictTest {
+
+    private static final long S = TimeUnit.SECONDS.toNanos(1);
+
+    @Test
+    void aCloseBeforeTheDueMomentIsPrematureWhateverTheRole() {
+        assertEquals(Verdict.PREMATURE, Verdict.ofClose(true, 1000, 999));
+        assertEquals(Verdict.PREMATURE, Verdict.ofClose(false, 1000, 999));
+    }
+
+    @Test
+    void aCloseAtOrAfterTheDueMomentIsOnTimeIfExpectedElseUnexpected() {
+        assertEquals(Verdict.ON_TIME, Verdict.ofClose(true, 1000, 1000));
+        assertEquals(Verdict.ON_TIME, Verdict.ofClose(true, 1000, 5000));
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofClose(false, 1000, 5000));
+    }
+
+    @Test
+    void comparesAcrossNanoTimeWrapAround() {
+        long due = Long.MAX_VALUE - 10;
+        assertEquals(Verdict.ON_TIME, Verdict.ofClose(true, due, due + 100)); // wrapped past MAX_VALUE
+        assertEquals(Verdict.PREMATURE, Verdict.ofClose(true, Long.MIN_VALUE + 5, Long.MAX_VALUE));
+    }
+
+    @Test
+    void openAtTheEnd() {
+        assertEquals(Verdict.LEFT_OPEN, Verdict.ofOpenAtEnd(true));
+        assertEquals(Verdict.STAYED_OPEN, Verdict.ofOpenAtEnd(false));
+        assertTrue(Verdict.LEFT_OPEN.isFailure());
+        assertTrue(Verdict.PREMATURE.isFailure());
+        assertTrue(Verdict.UNEXPECTED.isFailure());
+        assertFalse(Verdict.ON_TIME.isFailure());
+        assertFalse(Verdict.STAYED_OPEN.isFailure());
+    }
+
+    @Test
+    void whoMustBeClosed() {
+        Scenario ping = Scenario.builder().build();
+        Scenario close = Scenario.builder().policy(Scenario.Policy.CLOSE).build();
+        for (String impl : new String[] {Scenario.HEARTBEAT, Scenario.NETTY}) {
+            assertTrue(ping.expectsClose(impl, Role.SILENT));
+            assertTrue(ping.expectsClose(impl, Role.DYING));
+            assertFalse(ping.expectsClose(impl, Role.PONG));
+            assertFalse(ping.expectsClose(impl, Role.ACTIVE));
+            assertTrue(close.expectsClose(impl, Role.PONG), "no pings to answer with the close policy");
+            assertFalse(close.expectsClose(impl, Role.ACTIVE));
+        }
+        for (Role r : Role.values()) {
+            assertFalse(ping.expectsClose(Scenario.NONE, r));
+        }
+    }
+
+    @Test
+    void closeWindowAndGrace() {
+        Scenario ping = Scenario.builder().pingIntervalNanos(30 * S).pingTimeoutNanos(5 * S).maxMissedPings(2).build();
+        assertEquals(40 * S, ping.closeWindowNanos());
+        assertEquals(10 * S, ping.graceNanos());
+        assertEquals(50 * S, ping.deathSpanNanos()); // 100 s - 40 s - 10 s
+        Scenario close = Scenario.builder().policy(Scenario.Policy.CLOSE).idleTimeoutNanos(4 * S)
+                .activePeriodNanos(S / 2).durationNanos(10 * S).build();
+        assertEquals(4 * S, close.closeWindowNanos());
+        assertEquals(2 * S, close.graceNanos(), "at least 2 s");
+        assertEquals(4 * S / 3, close.keepAlivePeriodNanos());
+    }
+
+    @Test
+    void deathFractionsAreSpreadOverTheSpan() {
+        Scenario s = Scenario.builder().seed(7).build();
+        double sum = 0;
+        for (int i = 0; i < 10_000; i++) {
+            double f = s.deathFraction(i);
+            assertTrue(f >= 0 && f < 1, "fraction " + f);
+            sum += f;
+        }
+        assertEquals(0.5, sum / 10_000, 0.02);
+        assertEquals(s.deathFraction(5), Scenario.builder().seed(7).build().deathFraction(5));
+    }
+
+    @Test
+    void settingsThatCannotWorkFailNamingTheValue() {
+        assertMessage("--duration 30s is too short", Scenario.builder().durationNanos(30 * S));
+        assertMessage("give --duration 63.5s or more, or a close window of at most 23.2s for this duration, e.g. "
+                + "--ping-interval 9s --ping-timeout 6s", Scenario.builder().durationNanos(30 * S));
+        assertMessage("--connections must be at least 1: 0", Scenario.builder().connections(0));
+        assertMessage("--max-missed-pings must be at least 1: 0", Scenario.builder().maxMissedPings(0));
+        assertMessage("--ping-interval must be at least 1ms", Scenario.builder().pingIntervalNanos(999_999));
+        assertMessage("--active-rate 0.02/s sends a line every 50s, not within --ping-interval 40s",
+                Scenario.builder().activePeriodNanos(50 * S));
+    }
+
+    private static void assertMessage(String expected, Scenario.Builder b) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    @Test
+    void formatsDurationsAsTheFlagsTakeThem() {
+        assertEquals("40s", Scenario.format(40 * S));
+        assertEquals("2m", Scenario.format(120 * S));
+        assertEquals("63.5s", Scenario.format(63_500_000_000L));
+        assertEquals("250ms", Scenario.format(250_000_000L));
+        assertEquals("1.25ms", Scenario.format(1_250_000L));
+        assertEquals("1.049ms", Scenario.format(1L << 20));
+    }
+
+    @Test
+    void roundTripsThroughJson() {
+        Scenario s = Scenario.builder().connections(1234).policy(Scenario.Policy.CLOSE).idleTimeoutNanos(7 * S)
+                .activePeriodNanos(S / 4).durationNanos(20 * S).seed(-5).tickNanos(1 << 22).build();
+        String json = JsonCodec.write(s.settings());
+        assertTrue(json.contains("\"idle_timeout_ns\":7000000000"), json);
+        Scenario t = JsonCodec.read(json, Scenario.Settings.class).scenario();
+        assertEquals(s.settings(), t.settings());
+        assertEquals(String.join(" ", s.serverFlags()), String.join(" ", t.serverFlags()));
+        assertTrue(String.join(" ", s.serverFlags()).contains("--tick 4194304ns"));
+    }
+}
