@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.core;
 
 import java.lang.invoke.MethodHandles;
@@ -40,10 +44,12 @@ import org.slf4j.LoggerFactory;
  * clears QUEUED first and then reads the request, so a request made meanwhile either is seen now or
  * queues the entry again: the newest request always wins and an entry is in the queue at most once.
  * The worker fires an entry only from exactly ARMED, so never on a deadline read while WRITING was
- * set and not yet committed (which would fire that arming early and the committed one again). That bounds the queue by the number of entries,
- * which is why it is unbounded (JCTools' {@link MpscUnboundedXaddArrayQueue}, whose chunks are pooled
- * so a steady stream of requests allocates nothing): a bound could only reject a request for an
- * entry that already exists, and a lost cancel or register is worse than the memory it saves.
+ * set and not yet committed (which would fire that arming early and the committed one again).
+ *
+ * <p>The queue holds each entry at most once, so it is bounded by the number of entries; that is why
+ * it is unbounded (JCTools' {@link MpscUnboundedXaddArrayQueue}, whose chunks are pooled so a steady
+ * stream of requests allocates nothing): a bound could only reject a request for an entry that
+ * already exists, and a lost cancel or register is worse than the memory it saves.
  * Requests are rejected, and counted, only once the worker is closed.
  *
  * <p>State word transitions (lifecycle | QUEUED):

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.core;
 
 import java.util.Objects;
@@ -215,7 +219,7 @@ public final class TimingWheel<E extends TimerEntry> {
             time = now;
             currentTick = (now - origin) >>> tickShift;
             if (currentTick != previousTick) {
-                sweep(previousTick, currentTick, now);
+                sweep(previousTick, currentTick);
             }
         }
         return expire(now, Math.min(limit, dueCount), handler);
@@ -284,7 +288,7 @@ public final class TimingWheel<E extends TimerEntry> {
     }
 
     /** Visits, level by level, every occupied slot whose time was passed over from tick {@code from} to {@code to}. */
-    private void sweep(long from, long to, long now) {
+    private void sweep(long from, long to) {
         for (int level = 0; level < levels; level++) {
             int shift = SLOT_BITS * level;
             long fromIndex = from >>> shift;
@@ -300,13 +304,13 @@ public final class TimingWheel<E extends TimerEntry> {
             while (visit != 0) {
                 int slot = Long.numberOfTrailingZeros(visit);
                 visit &= visit - 1;
-                reach(level * SLOTS + slot, now);
+                reach(level * SLOTS + slot);
             }
         }
     }
 
     /** Detaches the list of a slot the clock has reached and expires or re-places each entry. */
-    private void reach(int location, long now) {
+    private void reach(int location) {
         TimerEntry sentinel = slots[location];
         TimerEntry e = sentinel.next;
         TimerEntry last = sentinel.prev;

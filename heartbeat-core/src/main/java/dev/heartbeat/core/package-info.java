@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 /**
  * A hierarchical timing wheel of intrusive entries ({@link dev.heartbeat.core.TimingWheel},
  * {@link dev.heartbeat.core.TimerEntry}) and the one worker thread that owns it

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -541,7 +545,7 @@ class TimerWorkerStressTest {
                 int g = e.gen;
                 long until = System.nanoTime() + CHASE_WAIT_NANOS;
                 while (e.fires.get(g) == 0 && System.nanoTime() - until < 0) {
-                    Thread.yield();
+                    Thread.onSpinWait(); // bounded: at most CHASE_WAIT_NANOS
                 }
                 counts[N_CHASES]++;
                 if (e.fires.get(g) != 0) {

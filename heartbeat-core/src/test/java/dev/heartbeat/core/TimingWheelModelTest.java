@@ -1,10 +1,12 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.core;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -54,19 +56,16 @@ class TimingWheelModelTest {
 
     private static final class Run {
         final SplittableRandom random;
-        final long start;
         final TimingWheel<Entry> wheel;
         final long tick;
         final Entry[] entries;
         /** The model: scheduled entries and their deadlines. */
         final Map<Entry, Long> scheduled = new HashMap<>();
-        final List<String> trail = new ArrayList<>();
         long now;
         int step;
 
         Run(long seed, long start) {
             this.random = new SplittableRandom(seed);
-            this.start = start;
             int levels = 1 + random.nextInt(5);
             long tickNanos = 1L << (10 + random.nextInt(14));
             this.wheel = new TimingWheel<>(tickNanos, levels, start);

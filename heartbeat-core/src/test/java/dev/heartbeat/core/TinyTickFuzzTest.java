@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.core;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -381,7 +385,8 @@ class TinyTickFuzzTest {
                 throw new AssertionError(e + " handed out with time " + t + ", wheel time " + wheel.time());
             }
             if (e.deadline() != deadlines[e.id]) {
-                throw new AssertionError(e + " fired with deadline " + e.deadline() + ", model says " + deadlines[e.id]);
+                throw new AssertionError(e + " fired with deadline " + e.deadline() + ", model says "
+                        + deadlines[e.id]);
             }
             if (deadlines[e.id] - t > 0) {
                 throw new AssertionError(e + " fired " + (deadlines[e.id] - t) + " ns early");
@@ -676,7 +681,8 @@ class TinyTickFuzzTest {
                 throw new AssertionError(e + " fired with time " + t + ", ticker says " + now());
             }
             if (e.deadline() != deadlines[e.id]) {
-                throw new AssertionError(e + " fired with deadline " + e.deadline() + ", model says " + deadlines[e.id]);
+                throw new AssertionError(e + " fired with deadline " + e.deadline() + ", model says "
+                        + deadlines[e.id]);
             }
             if (deadlines[e.id] - t > 0) {
                 throw new AssertionError(e + " fired " + (deadlines[e.id] - t) + " ns early");

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 /**
@@ -72,13 +76,13 @@ final class CheckOrder {
         byte[] s = PERMUTATIONS[scheduled];
         for (int i = 0; i < 3; i++) {
             if ((due & 1 << s[i]) == 0) {
-                packed |= s[i] << 2 * n++;
+                packed |= s[i] << (2 * n++);
             }
         }
         byte[] r = PERMUTATIONS[run];
         for (int i = 0; i < 3; i++) {
             if ((due & 1 << r[i]) != 0) {
-                packed |= r[i] << 2 * n++;
+                packed |= r[i] << (2 * n++);
             }
         }
         return indexOf(packed & 3, packed >>> 2 & 3, packed >>> 4 & 3);

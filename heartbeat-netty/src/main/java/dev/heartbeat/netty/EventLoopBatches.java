@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import java.util.IdentityHashMap;
@@ -80,14 +84,14 @@ final class EventLoopBatches {
     private void sweep() {
         for (int i = 0; i < size; i++) {
             EventLoopBatch b = batches[i];
-            if (b.executor.isTerminated() || b.usedInEpoch != epoch && b.isIdle()) {
+            if (b.executor.isTerminated() || (b.usedInEpoch != epoch && b.isIdle())) {
                 remove(i--);
             }
         }
         epoch++;
     }
 
-    /** Drops batch {@code i} (its pending actions too: see {@link EventLoopBatch#discard}) by moving the last one there. */
+    /** Drops batch {@code i} (and its pending actions: {@link EventLoopBatch#discard}); the last one moves there. */
     private void remove(int i) {
         EventLoopBatch b = batches[i];
         b.discard();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import java.time.Duration;
@@ -154,7 +158,7 @@ public final class HeartbeatConfig {
         return new HeartbeatConfig(b);
     }
 
-    /** A timeout as {@code IdleStateHandler} takes it, within this class's range (see {@link #events(boolean, long, long, long, TimeUnit)}). */
+    /** A timeout as {@code IdleStateHandler} takes it, within this class's range (see the drop-in {@code events}). */
     private static long idleStateHandlerNanos(long time, TimeUnit unit) {
         if (time <= 0) {
             return 0;

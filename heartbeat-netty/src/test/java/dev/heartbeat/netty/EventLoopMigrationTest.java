@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
@@ -10,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,9 +63,9 @@ class EventLoopMigrationTest {
     private static final long WAIT_SECONDS = 10;
 
     private static final HeartbeatConfig EVENTS_1S = HeartbeatConfig.events()
-            .readerIdle(Duration.ofMillis(1000)).build();
+            .readerIdle(Duration.ofSeconds(1)).build();
     private static final HeartbeatConfig CLOSE_1S = HeartbeatConfig.closeWhenIdle()
-            .readerIdle(Duration.ofMillis(1000)).build();
+            .readerIdle(Duration.ofSeconds(1)).build();
 
     /** Starts near the end of the long range, so virtual time wraps during the tests. */
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(2));
@@ -484,7 +489,7 @@ class EventLoopMigrationTest {
                 .group(groupA, groupA)
                 .channel(NioServerSocketChannel.class)
                 .childHandler(childInit(running, HeartbeatConfig.events().readerIdle(Duration.ofMillis(200)).build()))
-                .bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).syncUninterruptibly().channel();
         channels.add(server);
         Channel client = new Bootstrap()
                 .group(clientGroup)

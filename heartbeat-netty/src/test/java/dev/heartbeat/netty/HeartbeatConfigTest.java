@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,7 +37,8 @@ class HeartbeatConfigTest {
     void refusesTimeoutsBelowOneMillisecondOrBeyondTheClock() {
         fails(IllegalArgumentException.class, "readerIdle must be 0 (disabled) or at least 1ms: PT0.0005S",
                 () -> HeartbeatConfig.events().readerIdle(Duration.ofNanos(500_000)));
-        fails(IllegalArgumentException.class, "allIdle must be at most 2^61 ns (about 73 years): PT2562047H47M16.854775807S",
+        fails(IllegalArgumentException.class,
+                "allIdle must be at most 2^61 ns (about 73 years): PT2562047H47M16.854775807S",
                 () -> HeartbeatConfig.events().allIdle(Duration.ofNanos(Long.MAX_VALUE)));
     }
 

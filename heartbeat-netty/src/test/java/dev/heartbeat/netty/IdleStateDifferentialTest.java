@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -277,12 +281,12 @@ class IdleStateDifferentialTest {
                 return 0;
             }
             if (p < 37) {
-                return 3 + rnd.nextInt(5); // 3..7 ms: few or no windows for activity while idle
+                return 3L + rnd.nextInt(5); // 3..7 ms: few or no windows for activity while idle
             }
             if (p < 87) {
-                return 8 + rnd.nextInt(53); // 8..60 ms
+                return 8L + rnd.nextInt(53); // 8..60 ms
             }
-            return 61 + rnd.nextInt(140); // 61..200 ms: the wheel's second level
+            return 61L + rnd.nextInt(140); // 61..200 ms: the wheel's second level
         }
 
         String run() {
@@ -371,8 +375,8 @@ class IdleStateDifferentialTest {
             // A check reschedules itself a whole timeout ahead only if it found the channel idle (it
             // cannot have seen activity at its own time, see quiet(); reader and all see an open read
             // batch as activity).
-            if (started && (state == IdleState.WRITER_IDLE && delayNanos == writerMs * MS
-                    || state == IdleState.ALL_IDLE && delayNanos == allMs * MS && !readOpen)) {
+            if (started && ((state == IdleState.WRITER_IDLE && delayNanos == writerMs * MS)
+                    || (state == IdleState.ALL_IDLE && delayNanos == allMs * MS && !readOpen))) {
                 idleOutputChecks.add(new OutputCheck(state, nowMs, outputChanged));
                 outputChanged = false; // that check took note of the buffer
             }
@@ -416,7 +420,7 @@ class IdleStateDifferentialTest {
                 long ms;
                 int q = rnd.nextInt(100);
                 if (q < 45) {
-                    ms = 1 + rnd.nextInt(5);
+                    ms = 1L + rnd.nextInt(5);
                 } else if (q < 85) {
                     ms = 1 + rnd.nextLong(maxMs);
                 } else {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package dev.heartbeat.netty;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
@@ -6,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -79,8 +84,8 @@ class LoopbackSocketTest {
     // hundred ms, seconds at a load of 15 and more). Heartbeat's worker judges from the stamps the
     // event loops left and the loop acts later without looking again, so a loop that stalls for about
     // a timeout gets healthy peers closed; and a client loop that stalls that long is silent for real.
-    private static final Duration IDLE = Duration.ofMillis(3000);
-    private static final Duration PING_INTERVAL = Duration.ofMillis(1000);
+    private static final Duration IDLE = Duration.ofSeconds(3);
+    private static final Duration PING_INTERVAL = Duration.ofSeconds(1);
     private static final Duration PING_TIMEOUT = Duration.ofMillis(1500);
     private static final int MAX_MISSED_PINGS = 2;
     /** A silent peer of the ping server is closed this long after it connected, at the earliest. */
@@ -213,7 +218,8 @@ class LoopbackSocketTest {
                                 encoder, counter);
                     }
                 })
-                .bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel().localAddress();
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).syncUninterruptibly()
+                .channel().localAddress();
     }
 
     // ------------------------------------------------------------------ the client side
@@ -404,7 +410,8 @@ class LoopbackSocketTest {
         awaitTrue("the lively clients held on for " + HOLD + " and answered " + MIN_PINGS_ANSWERED + " pings each",
                 () -> clients.stream().anyMatch(Client::wronglyClosed)
                         || (System.nanoTime() - holdUntil >= 0 && clients.stream()
-                                .filter(c -> c.kind == Kind.ANSWERING).allMatch(c -> c.pings.get() >= MIN_PINGS_ANSWERED)));
+                                .filter(c -> c.kind == Kind.ANSWERING)
+                                .allMatch(c -> c.pings.get() >= MIN_PINGS_ANSWERED)));
 
         assertNone("lively clients closed although they kept up their side", clients, Client::wronglyClosed);
         assertNone("clients with errors", clients, c -> c.error != null && !c.fellSilent());
@@ -420,7 +427,7 @@ class LoopbackSocketTest {
 
         // Chatty clients that fell silent by themselves count as silent ones; wait until every close in
         // flight has reached both ends, so that the counts below are taken at rest.
-        long silentCount = Kind.SILENT.count + Kind.SILENT_TO_PINGS.count;
+        long silentCount = (long) Kind.SILENT.count + Kind.SILENT_TO_PINGS.count;
         List<Accepted> serverSide = new ArrayList<>(accepted);
         BooleanSupplier atRest = () -> {
             long fellSilent = clients.stream().filter(c -> c.isClosed() && c.fellSilent()).count();
@@ -477,7 +484,8 @@ class LoopbackSocketTest {
                 + "most %d us; whole test %d ms%n",
                 transport, clients.size(), connectMillis, fellSilent,
                 worstLateMillis[IDLE_SERVER], worstLateMillis[PING_SERVER],
-                monitor.stats().pingsSent(), TimeUnit.NANOSECONDS.toMicros(monitor.stats().timer().worstLatenessNanos()),
+                monitor.stats().pingsSent(),
+                TimeUnit.NANOSECONDS.toMicros(monitor.stats().timer().worstLatenessNanos()),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - testStart));
     }
 

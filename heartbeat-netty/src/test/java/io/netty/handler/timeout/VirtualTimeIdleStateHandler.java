@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
 package io.netty.handler.timeout;
 
 import java.util.concurrent.TimeUnit;
@@ -46,6 +50,7 @@ public final class VirtualTimeIdleStateHandler extends IdleStateHandler {
     }
 
     /** Netty 4.1's clock hook (not an override on 4.2, which has no such method). */
+    @SuppressWarnings("MissingOverride") // an @Override would not compile against Netty 4.2
     long ticksInNanos() {
         return nanoClock.getAsLong();
     }
