@@ -680,16 +680,37 @@ final class HeartbeatHandler extends TimerEntry
         if (kind < 0) {
             return; // activity since the worker's verdict: its next check will look again
         }
-        monitor.idleClose(kind);
+        long last = kind == CheckOrder.READER ? (long) LAST_READ.getOpaque(this)
+                : kind == CheckOrder.WRITER ? (long) LAST_WRITE.getOpaque(this)
+                : latest((long) LAST_READ.getOpaque(this), (long) LAST_WRITE.getOpaque(this));
+        CloseReason reason = kind == CheckOrder.READER ? CloseReason.READER_IDLE
+                : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
+        int serial = configSerial;
+        if (!announceClose(ctx, reason, now - last)) {
+            return;
+        }
         if (cfg.policy == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION) {
-            int serial = configSerial;
             ctx.fireExceptionCaught(kind == CheckOrder.WRITER
                     ? WriteTimeoutException.INSTANCE : ReadTimeoutException.INSTANCE);
-            if (serial != configSerial || !canAct()) {
-                return; // a handler reacted to the exception (closed, removed or reconfigured): done
-            }
+        }
+        if (serial != configSerial || !canAct()) {
+            return; // a handler reacted to the event or exception (closed, removed or reconfigured): done
         }
         closeOnce(ctx);
+    }
+
+    /**
+     * Event loop: counts a close for {@code reason}, logs it at DEBUG and fires its
+     * {@link HeartbeatCloseEvent} down the pipeline.
+     *
+     * @return whether the close should still go ahead (a handler may have closed, removed or
+     *     reconfigured in reaction to the event)
+     */
+    private boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos) {
+        int serial = configSerial;
+        monitor.closing(this, reason, idleNanos);
+        ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
+        return serial == configSerial && canAct();
     }
 
     private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
@@ -700,8 +721,9 @@ final class HeartbeatHandler extends TimerEntry
             if (answeredSinceWritten) {
                 return; // answered after all, just now
             }
-            monitor.idleClose(HeartbeatMonitor.PING_KIND);
-            closeOnce(ctx);
+            if (announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
+                closeOnce(ctx);
+            }
             return;
         }
         if ((bits & RESEND_PING) != 0) {

@@ -7,6 +7,7 @@ package dev.heartbeat.netty;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,11 +63,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitor.class);
 
-    // Counter indexes: the idle kinds are CheckOrder's, the ping timeout follows.
+    // Idle event counter indexes: the idle kinds are CheckOrder's.
     static final int READER_KIND = CheckOrder.READER;
     static final int WRITER_KIND = CheckOrder.WRITER;
     static final int ALL_KIND = CheckOrder.ALL;
-    static final int PING_KIND = 3;
 
     final TimerWorker<HeartbeatHandler> worker;
     final Ticker ticker;
@@ -81,7 +81,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
     // Counters bumped on event loops (LongAdder: no contention between loops) or on the worker.
     private final LongAdder channels = new LongAdder();
     private final LongAdder[] idleEvents = adders(3);
-    private final LongAdder[] idleCloses = adders(4);
+    /** Closes per reason. */
+    private final Map<CloseReason, LongAdder> closes = new EnumMap<>(CloseReason.class);
     private final LongAdder pingsSent = new LongAdder();
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
@@ -101,6 +102,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     private HeartbeatMonitor(Builder b) {
         this.ticker = b.ticker;
+        for (CloseReason reason : CloseReason.values()) {
+            closes.put(reason, new LongAdder());
+        }
         this.worker = TimerWorker.builder(new Judge())
                 .ticker(b.ticker)
                 .tick(b.tick)
@@ -313,8 +317,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
         return new HeartbeatStats(channels.sum(),
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
-                idleCloses[READER_KIND].sum(), idleCloses[WRITER_KIND].sum(), idleCloses[ALL_KIND].sum(),
-                idleCloses[PING_KIND].sum(), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
+                closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
+                closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
                 actionFailures.sum(), dispatchRejected.sum(), staleVerdicts.sum(), unmonitoredChannels.sum(), cpu,
                 worker.stats());
     }
@@ -322,6 +326,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
     long coalescingWindow(HeartbeatConfig cfg) {
         return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
+    }
+
+    private long closes(CloseReason reason) {
+        return closes.get(reason).sum();
     }
 
     /** The ticker the handlers stamp activity with. */
@@ -367,8 +375,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
         idleEvents[kind].increment();
     }
 
-    void idleClose(int kind) {
-        idleCloses[kind].increment();
+    /** Event loop: Heartbeat is about to close {@code handler}'s channel for {@code reason}. */
+    void closing(HeartbeatHandler handler, CloseReason reason, long idleNanos) {
+        closes.get(reason).increment();
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("closing {}: {} (idle for {} ms)", handler.ctx.channel(), reason,
+                    TimeUnit.NANOSECONDS.toMillis(idleNanos));
+        }
     }
 
     void pingSent() {

@@ -229,18 +229,48 @@ class HeartbeatHandlerTest {
 
     @Test
     void closesAnIdleChannelAndCountsTheReason() {
+        List<Object> seenWhileOpen = new ArrayList<>();
         EmbeddedChannel ch = channel(monitor.newHandler(
-                HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(2)).build()));
+                HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(2)).build()),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                        assertTrue(ctx.channel().isOpen(), "the close event comes before the close");
+                        seenWhileOpen.add(evt);
+                    }
+                });
         advance(1999);
         assertTrue(ch.isOpen());
         advance(1 + LATE);
         assertFalse(ch.isOpen());
+        assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.READER_IDLE)), seenWhileOpen);
         HeartbeatStats stats = monitor.stats();
         assertEquals(1, stats.closedReaderIdle());
         assertEquals(1, stats.closedTotal());
         assertEquals(0, stats.channels());
         monitor.runOnce();
         assertEquals(0, monitor.stats().timer().entries(), "the entry left the wheel");
+    }
+
+    @Test
+    void aHandlerThatClosesOnTheCloseEventIsNotClosedTwice() {
+        EmbeddedChannel ch = channel(monitor.newHandler(
+                HeartbeatConfig.closeWhenIdle().allIdle(Duration.ofSeconds(1)).build()),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                        if (evt instanceof HeartbeatCloseEvent) {
+                            ctx.writeAndFlush("BYE").addListener(f -> ctx.close()); // a goodbye, then its own close
+                        }
+                    }
+                });
+        advance(1000 + LATE);
+        assertFalse(ch.isOpen());
+        assertEquals("BYE", ch.readOutbound());
+        assertEquals(1, monitor.stats().closedAllIdle());
+        assertEquals(0, monitor.stats().channels());
+        monitor.runOnce();
+        assertEquals(0, monitor.stats().timer().entries());
     }
 
     @Test
@@ -267,7 +297,8 @@ class HeartbeatHandlerTest {
     void pingsASilentPeerThenClosesAfterTheMissedPings() {
         HeartbeatConfig cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10))
                 .timeout(Duration.ofSeconds(2)).maxMissedPings(3).build();
-        EmbeddedChannel ch = channel(monitor.newHandler(cfg));
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg), r);
         assertEquals("PING", awaitOutbound(ch, 10_000), "first ping after the interval");
         assertEquals("PING", awaitOutbound(ch, 2_000), "second, after the first went unanswered");
         assertEquals("PING", awaitOutbound(ch, 2_000), "third");
@@ -277,6 +308,7 @@ class HeartbeatHandlerTest {
         advance(1 + LATE);
         assertFalse(ch.isOpen(), "closed after three unanswered pings");
         assertNull(ch.readOutbound());
+        assertTrue(r.events.contains(HeartbeatCloseEvent.of(CloseReason.PING_TIMEOUT)), "the reason, before the close");
         assertEquals(3, monitor.stats().pingsSent());
         assertEquals(1, monitor.stats().closedPingTimeout());
     }
