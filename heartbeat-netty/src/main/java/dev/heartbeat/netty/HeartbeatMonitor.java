@@ -490,8 +490,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
     }
 
-    /** The default {@link Builder#maxCoalescing}: 2^25 ns. */
-    static final long DEFAULT_MAX_COALESCING_NANOS = 1L << 25; // 33.6 ms
+    /**
+     * The default {@link Builder#maxCoalescing}: 2^24 ns. A worker then wakes at most 60 times a second
+     * however many channels it watches, and a ping chain (ping, re-ping, close: three coalesced checks)
+     * adds at most 3 x (16.8 ms + a tick) to the close (the README's load test section has the
+     * measured trade-off between this window's wake-ups and lateness).
+     */
+    static final long DEFAULT_MAX_COALESCING_NANOS = 1L << 24; // 16.8 ms
 
     /** Configures a {@link HeartbeatMonitor}; each setter validates its value. */
     public static final class Builder {
@@ -510,7 +515,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * channels share one worker wake-up. Each configuration's window is the largest power of two
          * of nanoseconds at most 1/64 of its shortest timeout (ping timeout included), capped by this;
          * an action then comes at most one tick plus its window after its deadline, never before it.
-         * Rounded down to a power of two; 2^25 ns (33.6 ms) by default; {@code Duration.ZERO} turns
+         * Rounded down to a power of two; 2^24 ns (16.8 ms) by default; {@code Duration.ZERO} turns
          * coalescing off (the worker then wakes for every tick that has work).
          *
          * @throws IllegalArgumentException if negative or above 1 s
