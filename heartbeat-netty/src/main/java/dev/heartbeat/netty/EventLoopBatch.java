@@ -7,6 +7,8 @@ package dev.heartbeat.netty;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import java.util.concurrent.RejectedExecutionException;
+
 import io.netty.util.concurrent.EventExecutor;
 
 /**
@@ -63,7 +65,11 @@ final class EventLoopBatch implements Runnable {
     /**
      * Worker: submits the batch if it has handlers and is not already queued.
      *
-     * @return false if the event loop refused the task (it is shutting down); the batch is then drained
+     * @return false if the event loop refused the task because it is shutting down; the batch is then
+     *     drained (its channels are gone with it)
+     * @throws Error or RuntimeException from the executor (an {@code OutOfMemoryError} allocating the
+     *     task's queue node, say): the batch keeps its actions and is submitted again after the next
+     *     worker cycle that expires anything
      */
     boolean submitIfNeeded() {
         if (HEAD.getVolatile(this) == null || !SUBMITTED.compareAndSet(this, false, true)) {
@@ -72,10 +78,13 @@ final class EventLoopBatch implements Runnable {
         try {
             executor.execute(this);
             return true;
-        } catch (RuntimeException rejected) { // RejectedExecutionException: the event loop is gone
+        } catch (RejectedExecutionException shuttingDown) {
             submitted = false;
             discard();
             return false;
+        } catch (RuntimeException | Error e) {
+            submitted = false; // not queued: the next cycle tries again
+            throw e;
         }
     }
 

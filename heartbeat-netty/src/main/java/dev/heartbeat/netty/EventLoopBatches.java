@@ -53,9 +53,14 @@ final class EventLoopBatches {
     int submitAll() {
         int rejected = 0;
         for (int i = 0; i < size; i++) {
-            if (!batches[i].submitIfNeeded()) {
-                rejected++;
-                remove(i--);
+            EventLoopBatch batch = batches[i];
+            try {
+                if (!batch.submitIfNeeded()) {
+                    rejected++;
+                    remove(i--);
+                }
+            } catch (RuntimeException | Error e) { // one event loop's failure must not hold up the others
+                monitor.dispatchFailed(batch, e);
             }
         }
         return rejected;

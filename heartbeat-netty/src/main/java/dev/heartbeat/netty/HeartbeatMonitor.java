@@ -87,6 +87,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
     private final LongAdder dispatchRejected = new LongAdder();
+    private final LongAdder dispatchFailures = new LongAdder();
     private final LongAdder pingWriteFailures = new LongAdder();
     private final LongAdder staleVerdicts = new LongAdder();
     private final LongAdder unmonitoredChannels = new LongAdder();
@@ -319,8 +320,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
                 closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
-                actionFailures.sum(), dispatchRejected.sum(), staleVerdicts.sum(), unmonitoredChannels.sum(), cpu,
-                worker.stats());
+                actionFailures.sum(), dispatchRejected.sum(), dispatchFailures.sum(), staleVerdicts.sum(),
+                unmonitoredChannels.sum(), cpu, worker.stats());
     }
 
     /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
@@ -393,6 +394,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
         warnRateLimited("Heartbeat action failed for {}", handler, t);
     }
 
+    /** Worker: an event loop's executor threw when handed a batch; its actions wait for the next cycle. */
+    void dispatchFailed(EventLoopBatch batch, Throwable t) {
+        dispatchFailures.increment();
+        warnRateLimited("Heartbeat could not hand actions to {}; they are tried again next cycle",
+                batch.executor, t);
+    }
+
     /** Event loop: a ping could not be made or written; it is not a missed ping. */
     void pingFailed(HeartbeatHandler handler, Throwable t) {
         pingWriteFailures.increment();
@@ -422,7 +430,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return batches.size();
     }
 
-    private void warnRateLimited(String message, HeartbeatHandler handler, Throwable t) {
+    private void warnRateLimited(String message, Object subject, Throwable t) {
         long now = System.nanoTime();
         synchronized (this) { // rare: a failure here is a bug in a downstream handler or a ping factory
             if (now - lastFailureLog < TimeUnit.SECONDS.toNanos(1)) {
@@ -430,7 +438,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
             lastFailureLog = now;
         }
-        LOG.warn(message, handler, t);
+        LOG.warn(message, subject, t);
     }
 
     private static LongAdder[] adders(int n) {

@@ -24,6 +24,8 @@ import dev.heartbeat.core.TimerStats;
  * @param stallRechecks checks deferred because the worker was late by more than the stall threshold
  * @param actionFailures actions that threw on the event loop (a downstream handler)
  * @param dispatchRejected action batches an event loop refused because it was shutting down
+ * @param dispatchFailures hand-offs of an action batch whose executor threw otherwise (an
+ *     {@code OutOfMemoryError}, say); the batch is handed over again after the next worker cycle
  * @param staleVerdicts actions dropped on the event loop because they were decided under a
  *     configuration the channel no longer had
  * @param unmonitoredChannels channels that became active (or were reconfigured) after the monitor
@@ -45,6 +47,7 @@ public record HeartbeatStats(
         long stallRechecks,
         long actionFailures,
         long dispatchRejected,
+        long dispatchFailures,
         long staleVerdicts,
         long unmonitoredChannels,
         long workerCpuNanos,
