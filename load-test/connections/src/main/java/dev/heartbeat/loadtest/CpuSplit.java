@@ -19,7 +19,8 @@ import java.util.Set;
  * Where the machine's CPU went over one run window, from {@code /proc} snapshots at its start and
  * end: the machine's states ({@code /proc/stat}), the servers', clients' and this coordinator's
  * (the harness's) processes, "everything else" (busy minus those three) with the kernel's
- * {@code ksoftirqd/N} threads, the earlier runs' processes and the busiest other processes named,
+ * {@code ksoftirqd/N} threads, the earlier runs' processes, the processes that exited in the window
+ * (from their parents' children's times) and the busiest other processes named,
  * and the server processes' threads by kind with the voluntary context switches (wake-ups) of their
  * event loops and Heartbeat worker. In ticks of 1/100 s, so each figure is exact to about 0.01 s per
  * task. Absent (null) where there is no {@code /proc}. Built on the coordinator's thread.
@@ -69,6 +70,12 @@ final class CpuSplit {
     /** Of everything else: the kernel's softirq threads, and processes started by earlier runs. */
     final double ksoftirqd;
     final double previousRuns;
+    /**
+     * Of everything else, roughly: the whole-life CPU of processes that exited in the window and were
+     * waited for (their parents' cutime and cstime grew), this coordinator's children included, so a
+     * short-lived process is seen whole and a long-lived one that exited in the window is overcounted.
+     */
+    final double exitedChildren;
     /** Earlier runs' processes still there when the window started. */
     final int previousLeft;
     final List<Other> busiestOthers;
@@ -133,8 +140,16 @@ final class CpuSplit {
         }
         previousLeft = left;
         double softirqThreads = 0;
+        double exited = 0;
         List<Other> others = new ArrayList<>();
         for (Map.Entry<Long, MachineCpu.Task> e : b.processes().entrySet()) {
+            MachineCpu.Task start = a.processes().get(e.getKey());
+            double children = start == null ? 0 : (e.getValue().exitedChildrenTicks() - start.exitedChildrenTicks())
+                    / MachineCpu.TICKS_PER_SECOND;
+            exited += children;
+            if (children > 0) {
+                others.add(new Other(e.getKey(), e.getValue().name() + "'s exited children", children));
+            }
             if (ours.contains(e.getKey())) {
                 continue;
             }
@@ -147,6 +162,7 @@ final class CpuSplit {
             }
         }
         ksoftirqd = softirqThreads;
+        exitedChildren = exited;
         others.sort(Comparator.comparingDouble(Other::cpuSeconds).reversed());
         busiestOthers = List.copyOf(others.subList(0, Math.min(TOP_OTHERS, others.size())));
     }

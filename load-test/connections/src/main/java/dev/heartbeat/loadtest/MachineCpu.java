@@ -46,8 +46,11 @@ final class MachineCpu {
         }
     }
 
-    /** One task's (process or thread) name and CPU time so far, in ticks, from its {@code stat} file. */
-    record Task(String name, long userTicks, long systemTicks) {
+    /**
+     * One task's (process or thread) name and CPU time so far, in ticks, from its {@code stat} file,
+     * and the whole-life CPU time of its children that exited and were waited for (cutime + cstime).
+     */
+    record Task(String name, long userTicks, long systemTicks, long exitedChildrenTicks) {
 
         long ticks() {
             return userTicks + systemTicks;
@@ -136,7 +139,7 @@ final class MachineCpu {
 
     /**
      * A {@code stat} file of a process or thread: the name is between the first '(' and the last ')'
-     * (it may hold both, and spaces); utime and stime are fields 14 and 15.
+     * (it may hold both, and spaces); utime, stime, cutime and cstime are fields 14 to 17.
      */
     static Task parseTask(String stat) {
         int open = stat.indexOf('(');
@@ -144,12 +147,13 @@ final class MachineCpu {
         if (open < 0 || close < open) {
             throw new IllegalArgumentException("not a /proc stat line: " + JsonCodec.abbreviate(stat));
         }
-        // after the name: state(3) ppid(4) ... utime(14) stime(15)
+        // after the name: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17)
         String[] f = stat.substring(close + 1).trim().split("\\s+", -1);
-        if (f.length < 13) {
+        if (f.length < 15) {
             throw new IllegalArgumentException("a /proc stat line too short: " + JsonCodec.abbreviate(stat));
         }
-        return new Task(stat.substring(open + 1, close), Long.parseLong(f[11]), Long.parseLong(f[12]));
+        return new Task(stat.substring(open + 1, close), Long.parseLong(f[11]), Long.parseLong(f[12]),
+                Long.parseLong(f[13]) + Long.parseLong(f[14]));
     }
 
     /** {@code voluntary_ctxt_switches} of a {@code status} file: the times the task blocked; -1 if absent. */

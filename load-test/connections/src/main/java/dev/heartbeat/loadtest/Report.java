@@ -54,8 +54,10 @@ final class Report {
                 + "CPU seconds): busy (user, nice, system, irq, softirq, steal) is the servers' processes, the "
                 + "clients' processes (local: the client-loop threads of the one JVM), the harness (this "
                 + "coordinator) and everything else: other processes, kernel threads (ksoftirqd/N shown apart: "
-                + "softirq work deferred to them), processes of an earlier run still exiting, and steal. The notes "
-                + "name the busiest other processes. \"Other processes' CPU\" is the same everything else."},
+                + "softirq work deferred to them), processes of an earlier run still exiting, processes that "
+                + "exited in the window (their whole lives' CPU, from their parents' cutime and cstime: an "
+                + "estimate), and steal. The notes name the busiest other processes. \"Other processes' CPU\" is "
+                + "the same everything else."},
         {"Server threads", "/proc/<pid>/task of each server process over the run window: event loops "
                 + "(demo-worker-*, local: server-loop-*), Heartbeat's worker (heartbeat-monitor), GC and JIT "
                 + "compiler threads, and the rest (threads that exited count as other). Wake-ups are voluntary "
@@ -288,8 +290,9 @@ final class Report {
                         num(CpuSplit.seconds(c.machine.irq())), num(CpuSplit.seconds(c.machine.softirq())),
                         num(CpuSplit.seconds(c.machine.steal())), num(CpuSplit.seconds(c.machine.idle())),
                         num(CpuSplit.seconds(c.machine.iowait())))), null));
-        rows.add(row("of everything else: ksoftirqd / earlier runs' processes (s)", runs,
-                r -> split(r, c -> num(c.ksoftirqd) + " / " + num(c.previousRuns)), null));
+        rows.add(row("of everything else: ksoftirqd / earlier runs' processes / exited in the window (s)", runs,
+                r -> split(r, c -> num(c.ksoftirqd) + " / " + num(c.previousRuns) + " / " + num(c.exitedChildren)),
+                null));
         rows.add(row("server CPU from /proc (s)", runs, r -> split(r, c -> num(c.serverTotal())),
                 ratios ? ratio(hb.cpu.serverTotal() / netty.cpu.serverTotal()) : null));
         rows.add(row("of which event loops / Heartbeat worker / GC / JIT / other (s)", runs, r -> split(r,

@@ -90,8 +90,10 @@ final class RunResult {
                     otherCpuSeconds, window, 100 * otherCpuSeconds / window));
         }
         notes.add(String.format(Locale.ROOT, "everything else in the window (%.2f s): ksoftirqd %.2f s, steal %.2f s,"
-                + " earlier runs' processes %.2f s; the busiest other processes: %s", split.everythingElse,
-                split.ksoftirqd, CpuSplit.seconds(split.machine.steal()), split.previousRuns, split.describeOthers()));
+                + " earlier runs' processes %.2f s, processes that exited in the window about %.2f s (their whole"
+                + " lives); the busiest other processes: %s", split.everythingElse, split.ksoftirqd,
+                CpuSplit.seconds(split.machine.steal()), split.previousRuns, split.exitedChildren,
+                split.describeOthers()));
         if (split.previousLeft > 0) {
             notes.add(split.previousLeft + " processes of an earlier run had not exited when the window started");
         }
@@ -221,7 +223,8 @@ final class RunResult {
         return new ReportJson.MachineCpu(round(cpu.windowSeconds), round(cpu.busy()), seconds(m.user()),
                 seconds(m.nice()), seconds(m.system()), seconds(m.irq()), seconds(m.softirq()), seconds(m.steal()),
                 seconds(m.idle()), seconds(m.iowait()), round(cpu.servers), round(cpu.clients), round(cpu.harness),
-                round(cpu.everythingElse), round(cpu.ksoftirqd), round(cpu.previousRuns), cpu.previousLeft, others);
+                round(cpu.everythingElse), round(cpu.ksoftirqd), round(cpu.previousRuns), cpu.previousLeft,
+                round(cpu.exitedChildren), others);
     }
 
     private ReportJson.ServerThreads serverThreadsJson() {

@@ -23,9 +23,9 @@ class MachineCpuTest {
             + "intr 123 0 0\nctxt 456\n";
 
     /** A stat line as Linux writes it; the thread's name holds a space and a parenthesis. */
-    private static String stat(long pid, String name, long utime, long stime) {
-        return pid + " (" + name + ") S 1 1 1 0 -1 4194560 2153 0 0 0 " + utime + " " + stime
-                + " 0 0 20 0 24 0 31234 2821451776 30123 18446744073709551615 1 1 0 0 0 0 0 4096 17612 0 0 0 17 1 0 "
+    private static String stat(long pid, String name, long utime, long stime, long cutime) {
+        return pid + " (" + name + ") S 1 1 1 0 -1 4194560 2153 0 0 0 " + utime + " " + stime + " " + cutime
+                + " 5 20 0 24 0 31234 2821451776 30123 18446744073709551615 1 1 0 0 0 0 0 4096 17612 0 0 0 17 1 0 "
                 + "0 0 0 0\n";
     }
 
@@ -55,8 +55,8 @@ class MachineCpuTest {
 
     @Test
     void readsUserAndSystemTicksAfterANameWithSpacesAndParentheses() {
-        MachineCpu.Task t = MachineCpu.parseTask(stat(4711, "GC Thread#0) (x", 1234, 56));
-        assertEquals(new MachineCpu.Task("GC Thread#0) (x", 1234, 56), t);
+        MachineCpu.Task t = MachineCpu.parseTask(stat(4711, "GC Thread#0) (x", 1234, 56, 7));
+        assertEquals(new MachineCpu.Task("GC Thread#0) (x", 1234, 56, 7 + 5), t);
         assertEquals(1290, t.ticks());
     }
 
@@ -98,7 +98,7 @@ class MachineCpuTest {
                 MachineCpu.parseMachine("cpu 1000 0 500 5000 0 0 100 0\n"),
                 Map.of(server, task(server, "java", 100), client, task(client, "java", 100),
                         harness, task(harness, "java", 50), earlier, task(earlier, "java", 900),
-                        ksoftirqd, task(ksoftirqd, "ksoftirqd/0", 10), stranger, task(stranger, "gcc", 0)),
+                        ksoftirqd, task(ksoftirqd, "ksoftirqd/0", 10), stranger, task(stranger, "make", 0, 100)),
                 Map.of(server, Map.of(1L, thread("demo-worker-2-1", 10, 1000), 2L,
                         thread("heartbeat-monit", 5, 50), 3L, thread("GC Thread#0", 20, 7), 4L,
                         thread("exits-in-window", 5, 0))));
@@ -108,7 +108,7 @@ class MachineCpuTest {
                 MachineCpu.parseMachine("cpu 1800 0 900 6000 0 0 200 50\n"),
                 Map.of(server, task(server, "java", 400), client, task(client, "java", 300),
                         harness, task(harness, "java", 60), earlier, task(earlier, "java", 920),
-                        ksoftirqd, task(ksoftirqd, "ksoftirqd/0", 40), stranger, task(stranger, "gcc", 150)),
+                        ksoftirqd, task(ksoftirqd, "ksoftirqd/0", 40), stranger, task(stranger, "make", 150, 500)),
                 Map.of(server, Map.of(1L, thread("demo-worker-2-1", 160, 21000), 2L,
                         thread("heartbeat-monit", 30, 1050), 3L, thread("GC Thread#0", 70, 9), 5L,
                         thread("C2 CompilerThre", 25, 3))));
@@ -123,8 +123,10 @@ class MachineCpuTest {
         assertEquals(0.3, c.ksoftirqd, 1e-9);
         assertEquals(0.2, c.previousRuns, 1e-9);
         assertEquals(1, c.previousLeft);
-        assertEquals(List.of(new CpuSplit.Other(stranger, "gcc", 1.5), new CpuSplit.Other(ksoftirqd, "ksoftirqd/0",
-                0.3), new CpuSplit.Other(earlier, "java", 0.2)), c.busiestOthers);
+        assertEquals(4.0, c.exitedChildren, 1e-9); // make's children that exited: 400 ticks
+        assertEquals(List.of(new CpuSplit.Other(stranger, "make's exited children", 4.0),
+                new CpuSplit.Other(stranger, "make", 1.5), new CpuSplit.Other(ksoftirqd, "ksoftirqd/0", 0.3),
+                new CpuSplit.Other(earlier, "java", 0.2)), c.busiestOthers);
 
         assertEquals(1.5, c.thread(ThreadKind.EVENT_LOOP), 1e-9);
         assertEquals(0.25, c.thread(ThreadKind.HEARTBEAT_WORKER), 1e-9);
@@ -158,11 +160,16 @@ class MachineCpuTest {
     }
 
     private static MachineCpu.Task task(long pid, String name, long ticks) {
-        return MachineCpu.parseTask(stat(pid, name, ticks, 0));
+        return task(pid, name, ticks, 0);
+    }
+
+    /** A process whose exited children used {@code children} ticks (and 5 more of system time). */
+    private static MachineCpu.Task task(long pid, String name, long ticks, long children) {
+        return MachineCpu.parseTask(stat(pid, name, ticks, 0, children));
     }
 
     private static MachineCpu.ThreadSample thread(String name, long ticks, long voluntary) {
         return new MachineCpu.ThreadSample(ThreadKind.of(MachineCpu.parseTask(stat(1, name, ticks - ticks / 2,
-                ticks / 2)).name()), ticks, MachineCpu.parseVoluntarySwitches(status(voluntary)));
+                ticks / 2, 0)).name()), ticks, MachineCpu.parseVoluntarySwitches(status(voluntary)));
     }
 }
