@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 final class ChildProcess implements AutoCloseable {
 
     private static final Set<ChildProcess> LIVE = ConcurrentHashMap.newKeySet();
+    /** Every child this process started, live or not: a later run's window checks they are gone. */
+    private static final Set<Long> STARTED = ConcurrentHashMap.newKeySet();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(ChildProcess::destroyAll, "load-test-children-cleanup"));
@@ -81,6 +83,7 @@ final class ChildProcess implements AutoCloseable {
         }
         ChildProcess child = new ChildProcess(name, p, log, logOut);
         LIVE.add(child);
+        STARTED.add(p.pid());
         Thread reader = new Thread(child::readStdout, "load-test-stdout-" + name);
         reader.setDaemon(true);
         child.reader = reader;
@@ -292,6 +295,33 @@ final class ChildProcess implements AutoCloseable {
     @Override
     public void close() {
         stop(TimeUnit.SECONDS.toNanos(6));
+    }
+
+    /** The pids of every child started so far. */
+    static Set<Long> started() {
+        return Set.copyOf(STARTED);
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} until no child started so far has a {@code /proc} entry left
+     * (exited and reaped), so that one run's exiting processes do not run in the next run's window.
+     *
+     * @return the pids still there at the end (empty where there is no {@code /proc})
+     */
+    static List<Long> awaitAllGone(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            List<Long> left = new ArrayList<>();
+            for (long pid : STARTED) {
+                if (MachineCpu.process(pid) != null) {
+                    left.add(pid);
+                }
+            }
+            if (left.isEmpty() || System.nanoTime() - deadline >= 0) {
+                return left;
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
     }
 
     /** Kills every live child at once: the shutdown hook's job. */

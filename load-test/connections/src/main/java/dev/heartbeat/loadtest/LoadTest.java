@@ -393,6 +393,10 @@ public final class LoadTest implements Callable<Integer> {
                 ChildProcess.destroyAll(); // nothing of this run may leak into the next
             }
             if (i + 1 < plan.impls.size()) {
+                List<Long> left = ChildProcess.awaitAllGone(TimeUnit.SECONDS.toNanos(20));
+                if (!left.isEmpty()) {
+                    progress.println("load-test: processes of the previous run still there after 20 s: " + left);
+                }
                 TimeUnit.SECONDS.sleep(2); // let the kernel settle the previous run's sockets
             }
         }

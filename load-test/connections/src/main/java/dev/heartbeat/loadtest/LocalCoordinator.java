@@ -96,10 +96,11 @@ final class LocalCoordinator {
         ChildMessage.Running running = child.awaitMessage(ChildMessage.Running.class, 300 * SECOND);
         long start = running.startNs();
         long end = running.endNs();
-        List<Long> pids = TcpCoordinator.pids(List.of(child), List.of());
+        result.windowSeconds = (end - start) / 1e9;
+        CpuSplit.Pids pids = new CpuSplit.Pids(List.of(child.pid()), List.of(), ProcessHandle.current().pid(),
+                ChildProcess.started());
         ParentLink.sleepUntil(start);
-        double machine0 = MachineCpu.machineBusySeconds();
-        double ours0 = MachineCpu.processSeconds(pids);
+        CpuSplit.Snapshot cpu0 = CpuSplit.Snapshot.take(pids);
         boolean windowEnded = false;
         ChildMessage m;
         while (!((m = child.messages().poll(windowEnded ? 500
@@ -107,8 +108,7 @@ final class LocalCoordinator {
                 TimeUnit.MILLISECONDS)) instanceof ChildMessage.Result)) {
             if (!windowEnded && System.nanoTime() - end >= 0) {
                 windowEnded = true;
-                result.otherCpu(MachineCpu.machineBusySeconds() - machine0,
-                        MachineCpu.processSeconds(pids) - ours0, (end - start) / 1e9);
+                result.cpu(CpuSplit.between(cpu0, CpuSplit.Snapshot.take(pids), pids));
             }
             failOnError(child, m);
             if (System.nanoTime() - end > 120 * SECOND) {

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.netty.util.Version;
 import org.HdrHistogram.Histogram;
@@ -48,7 +49,20 @@ final class Report {
         {"Heap per connection", "heap used after a full GC with every connection up, minus the same before "
                 + "connecting, over the connections, summed over the server processes."},
         {"Server CPU", "CPU time of the server processes (tcp) or the server's threads and Heartbeat's worker "
-                + "(local) over the run window."}};
+                + "(local) over the run window."},
+        {"Machine split", "/proc/stat over the run window, summed over the cores (a 14 s window on 2 cores has 28 "
+                + "CPU seconds): busy (user, nice, system, irq, softirq, steal) is the servers' processes, the "
+                + "clients' processes (local: the client-loop threads of the one JVM), the harness (this "
+                + "coordinator) and everything else: other processes, kernel threads (ksoftirqd/N shown apart: "
+                + "softirq work deferred to them), processes of an earlier run still exiting, processes that "
+                + "exited in the window (their whole lives' CPU, from their parents' cutime and cstime: an "
+                + "estimate), and steal. The notes name the busiest other processes. \"Other processes' CPU\" is "
+                + "the same everything else."},
+        {"Server threads", "/proc/<pid>/task of each server process over the run window: event loops "
+                + "(demo-worker-*, local: server-loop-*), Heartbeat's worker (heartbeat-monitor), GC and JIT "
+                + "compiler threads, and the rest (threads that exited count as other). Wake-ups are voluntary "
+                + "context switches (the thread blocked, then was woken), per second over the window; the "
+                + "worker's are per server process, next to its own wake-up counter from /metrics."}};
 
     /** The lateness goal's slack above one tick. */
     static final double LATENESS_SLACK_MILLIS = 20;
@@ -255,11 +269,53 @@ final class Report {
         rows.add(row("server CPU while connecting (s)", runs, r -> num(r.connectServerCpuSeconds),
                 ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
         rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
+        cpuRows(rows, transport, runs, ratios ? hb : null, netty);
         rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
         rows.add(row("pings sent by the servers", runs,
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
+    }
+
+    /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */
+    private static void cpuRows(List<Row> rows, String transport, List<RunResult> runs, RunResult hb,
+            RunResult netty) {
+        boolean ratios = hb != null && hb.cpu != null && netty.cpu != null;
+        rows.add(row("machine busy = servers + clients + harness + everything else (s)", runs, r -> split(r,
+                c -> num(c.busy()) + " = " + num(c.servers) + " + " + num(c.clients) + " + " + num(c.harness)
+                        + " + " + num(c.everythingElse)), null));
+        rows.add(row("machine user / nice / system / irq / softirq / steal / idle / iowait (s)", runs, r -> split(r,
+                c -> String.join(" / ", num(CpuSplit.seconds(c.machine.user())),
+                        num(CpuSplit.seconds(c.machine.nice())), num(CpuSplit.seconds(c.machine.system())),
+                        num(CpuSplit.seconds(c.machine.irq())), num(CpuSplit.seconds(c.machine.softirq())),
+                        num(CpuSplit.seconds(c.machine.steal())), num(CpuSplit.seconds(c.machine.idle())),
+                        num(CpuSplit.seconds(c.machine.iowait())))), null));
+        rows.add(row("of everything else: ksoftirqd / earlier runs' processes / exited in the window (s)", runs,
+                r -> split(r, c -> num(c.ksoftirqd) + " / " + num(c.previousRuns) + " / " + num(c.exitedChildren)),
+                null));
+        rows.add(row("server CPU from /proc (s)", runs, r -> split(r, c -> num(c.serverTotal())),
+                ratios ? ratio(hb.cpu.serverTotal() / netty.cpu.serverTotal()) : null));
+        rows.add(row("of which event loops / Heartbeat worker / GC / JIT / other (s)", runs, r -> split(r,
+                c -> String.join(" / ", num(c.thread(MachineCpu.ThreadKind.EVENT_LOOP)),
+                        num(c.thread(MachineCpu.ThreadKind.HEARTBEAT_WORKER)), num(c.thread(MachineCpu.ThreadKind.GC)),
+                        num(c.thread(MachineCpu.ThreadKind.JIT)), num(c.thread(MachineCpu.ThreadKind.OTHER)))),
+                ratios ? ratio(hb.cpu.thread(MachineCpu.ThreadKind.EVENT_LOOP)
+                        / netty.cpu.thread(MachineCpu.ThreadKind.EVENT_LOOP)) + " (event loops)" : null));
+        if (RunPlan.LOCAL.equals(transport)) {
+            rows.add(row("client loops in the server's JVM (s)", runs,
+                    r -> split(r, c -> num(c.thread(MachineCpu.ThreadKind.CLIENT_LOOP))), null));
+        }
+        rows.add(row("event-loop wake-ups per second (all servers)", runs,
+                r -> split(r, c -> count(c.eventLoopWakeupsPerSecond())),
+                ratios ? ratio(hb.cpu.eventLoopWakeupsPerSecond() / netty.cpu.eventLoopWakeupsPerSecond()) : null));
+        rows.add(row("Heartbeat worker wake-ups/s per process: ctxt switches / counter", runs,
+                r -> Scenario.HEARTBEAT.equals(r.impl) ? split(r, c -> num(c.workerWakeupsPerSecondPerProcess()))
+                        + " / " + num(r.workerCounterWakeupsPerSecondPerProcess()) : "-", null));
+    }
+
+    /** A cell from the run's CPU split, "-" where there is none. */
+    private static String split(RunResult r, Function<CpuSplit, String> cell) {
+        return r.cpu == null ? "-" : cell.apply(r.cpu);
     }
 
     private interface Cell {

@@ -42,7 +42,35 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             Double otherProcessesCpuSeconds, ConnectTime connectTimeMs, Heap heap, Server server,
             Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
-            List<String> notes, Percentiles percentiles, Histograms histograms) {
+            List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
+            ServerThreads serverThreads) {
+    }
+
+    /**
+     * The machine's CPU over the run window ({@code /proc/stat}, summed over the cores), and busy split
+     * into the servers, the clients, this coordinator (harness) and everything else; of everything else,
+     * the kernel's ksoftirqd threads, processes of earlier runs, processes that exited in the window (whole
+     * lives, from their parents' cutime and cstime) and the busiest other processes. Seconds.
+     */
+    record MachineCpu(Double windowSeconds, Double busySeconds, Double userSeconds, Double niceSeconds,
+            Double systemSeconds, Double irqSeconds, Double softirqSeconds, Double stealSeconds, Double idleSeconds,
+            Double iowaitSeconds, Double serversSeconds, Double clientsSeconds, Double harnessSeconds,
+            Double everythingElseSeconds, Double ksoftirqdSeconds, Double previousRunsSeconds,
+            int previousRunsProcessesLeft, Double exitedInWindowSeconds, List<OtherProcess> busiestOtherProcesses) {
+    }
+
+    record OtherProcess(long pid, String name, Double cpuSeconds) {
+    }
+
+    /**
+     * The server processes' threads over the run window ({@code /proc/<pid>/task}), by kind, and the
+     * wake-ups (voluntary context switches) of the event loops and of Heartbeat's worker, next to the
+     * worker's own wake-up counter. Seconds; wake-ups per second.
+     */
+    record ServerThreads(Double cpuSeconds, Double eventLoopsSeconds, Double heartbeatWorkerSeconds,
+            Double gcSeconds, Double jitSeconds, Double otherSeconds, Double clientLoopsSeconds, long eventLoopWakeups,
+            Double eventLoopWakeupsPerSecond, Long heartbeatWorkerWakeups,
+            Double heartbeatWorkerWakeupsPerSecondPerProcess, Double heartbeatWorkerCounterWakeupsPerSecondPerProcess) {
     }
 
     record Lateness(Double p50, Double p99, Double max, long count) {

@@ -40,6 +40,10 @@ final class RunResult {
      * build, a benchmark): NaN if unknown. Large values mean the comparison was disturbed.
      */
     double otherCpuSeconds = Double.NaN;
+    /** The run window's length in seconds. */
+    double windowSeconds = Double.NaN;
+    /** Where the machine's CPU went over the run window, the server threads' split; null if not measured. */
+    CpuSplit cpu;
     long pingsSent = -1;
     long idleCloses = -1;
     int serverProcesses;
@@ -69,15 +73,29 @@ final class RunResult {
     }
 
     /**
-     * Records what other processes took of the machine over the window, with a note when it is more
-     * than a tenth of a core on average.
+     * Records where the machine's CPU went over the window (nothing where {@code /proc} could not be
+     * read), with notes when other processes took more than a tenth of a core on average, or when an
+     * earlier run's processes were still there.
      */
-    void otherCpu(double machineBusy, double ours, double windowSeconds) {
-        otherCpuSeconds = Math.max(0, machineBusy - ours);
-        if (otherCpuSeconds > 0.1 * windowSeconds) {
+    void cpu(CpuSplit split) {
+        cpu = split;
+        if (split == null) {
+            return;
+        }
+        double window = split.windowSeconds;
+        otherCpuSeconds = Math.max(0, split.everythingElse);
+        if (otherCpuSeconds > 0.1 * window) {
             notes.add(String.format(Locale.ROOT, "other processes on the machine used %.1f CPU seconds "
                     + "during the %.0f s run window (%.0f%% of a core): the measurements are disturbed",
-                    otherCpuSeconds, windowSeconds, 100 * otherCpuSeconds / windowSeconds));
+                    otherCpuSeconds, window, 100 * otherCpuSeconds / window));
+        }
+        notes.add(String.format(Locale.ROOT, "everything else in the window (%.2f s): ksoftirqd %.2f s, steal %.2f s,"
+                + " earlier runs' processes %.2f s, processes that exited in the window about %.2f s (their whole"
+                + " lives); the busiest other processes: %s", split.everythingElse, split.ksoftirqd,
+                CpuSplit.seconds(split.machine.steal()), split.previousRuns, split.exitedChildren,
+                split.describeOthers()));
+        if (split.previousLeft > 0) {
+            notes.add(split.previousLeft + " processes of an earlier run had not exited when the window started");
         }
     }
 
@@ -184,7 +202,50 @@ final class RunResult {
                 new LinkedHashMap<>(c.connectFailureCauses), List.copyOf(notes),
                 new ReportJson.Percentiles(series(Histograms.percentileSeries(c.lateness)),
                         series(Histograms.percentileSeries(c.echoLatency))),
-                new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime));
+                new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime), machineCpuJson(),
+                serverThreadsJson());
+    }
+
+    /** Heartbeat's wake-up counter over the window, per second and server process; NaN if not counted. */
+    double workerCounterWakeupsPerSecondPerProcess() {
+        return serverCounter(WAKEUPS) / windowSeconds / serverProcesses;
+    }
+
+    private ReportJson.MachineCpu machineCpuJson() {
+        if (cpu == null) {
+            return null;
+        }
+        MachineCpu.Times m = cpu.machine;
+        List<ReportJson.OtherProcess> others = new ArrayList<>();
+        for (CpuSplit.Other o : cpu.busiestOthers) {
+            others.add(new ReportJson.OtherProcess(o.pid(), o.name(), round(o.cpuSeconds())));
+        }
+        return new ReportJson.MachineCpu(round(cpu.windowSeconds), round(cpu.busy()), seconds(m.user()),
+                seconds(m.nice()), seconds(m.system()), seconds(m.irq()), seconds(m.softirq()), seconds(m.steal()),
+                seconds(m.idle()), seconds(m.iowait()), round(cpu.servers), round(cpu.clients), round(cpu.harness),
+                round(cpu.everythingElse), round(cpu.ksoftirqd), round(cpu.previousRuns), cpu.previousLeft,
+                round(cpu.exitedChildren), others);
+    }
+
+    private ReportJson.ServerThreads serverThreadsJson() {
+        if (cpu == null) {
+            return null;
+        }
+        boolean worker = cpu.workerProcesses > 0;
+        return new ReportJson.ServerThreads(round(cpu.serverTotal()), thread(MachineCpu.ThreadKind.EVENT_LOOP),
+                thread(MachineCpu.ThreadKind.HEARTBEAT_WORKER), thread(MachineCpu.ThreadKind.GC),
+                thread(MachineCpu.ThreadKind.JIT), thread(MachineCpu.ThreadKind.OTHER),
+                thread(MachineCpu.ThreadKind.CLIENT_LOOP), cpu.eventLoopWakeups,
+                round(cpu.eventLoopWakeupsPerSecond()), worker ? cpu.workerWakeups : null,
+                round(cpu.workerWakeupsPerSecondPerProcess()), round(workerCounterWakeupsPerSecondPerProcess()));
+    }
+
+    private Double thread(MachineCpu.ThreadKind kind) {
+        return round(cpu.thread(kind));
+    }
+
+    private static Double seconds(long ticks) {
+        return round(CpuSplit.seconds(ticks));
     }
 
     private static List<double[]> series(List<double[]> series) {

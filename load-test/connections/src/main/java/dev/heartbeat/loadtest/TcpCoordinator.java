@@ -169,17 +169,17 @@ final class TcpCoordinator {
         void runWindow() throws IOException, InterruptedException {
             long start = System.nanoTime() + SECOND / 2;
             long end = start + plan.scenario.durationNanos;
+            result.windowSeconds = plan.scenario.durationNanos / 1e9;
             for (ChildProcess c : clients) {
                 c.send("run " + start + " " + end);
             }
             ParentLink.sleepUntil(start);
-            List<Long> pids = pids(servers, clients);
-            double machine0 = MachineCpu.machineBusySeconds();
-            double ours0 = MachineCpu.processSeconds(pids);
+            CpuSplit.Pids pids = new CpuSplit.Pids(pids(servers), pids(clients), ProcessHandle.current().pid(),
+                    ChildProcess.started());
+            CpuSplit.Snapshot cpu0 = CpuSplit.Snapshot.take(pids);
             followRun(label, clients, servers, start, end);
             ParentLink.sleepUntil(end);
-            result.otherCpu(MachineCpu.machineBusySeconds() - machine0, MachineCpu.processSeconds(pids) - ours0,
-                    plan.scenario.durationNanos / 1e9);
+            result.cpu(CpuSplit.between(cpu0, CpuSplit.Snapshot.take(pids), pids));
             windowEnd = metrics(probes);
         }
 
@@ -222,14 +222,10 @@ final class TcpCoordinator {
         }
     }
 
-    /** This process and its children. */
-    static List<Long> pids(List<ChildProcess> a, List<ChildProcess> b) {
+    /** The children's pids. */
+    static List<Long> pids(List<ChildProcess> children) {
         List<Long> pids = new ArrayList<>();
-        pids.add(ProcessHandle.current().pid());
-        for (ChildProcess c : a) {
-            pids.add(c.pid());
-        }
-        for (ChildProcess c : b) {
+        for (ChildProcess c : children) {
             pids.add(c.pid());
         }
         return pids;
