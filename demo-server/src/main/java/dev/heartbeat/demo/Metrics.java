@@ -123,6 +123,15 @@ final class Metrics {
         t.counter("heartbeat_action_failures_total", "Idle actions that threw on an event loop.", hb.actionFailures());
         t.counter("heartbeat_dispatch_rejected_total", "Action batches refused by a shutting-down event loop.",
                 hb.dispatchRejected());
+        t.counter("heartbeat_dispatch_failures_total",
+                "Action batch hand-offs whose executor threw otherwise; retried after the next cycle.",
+                hb.dispatchFailures());
+        t.counter("heartbeat_ping_write_failures_total",
+                "Pings whose factory threw or whose write failed (neither sent nor missed).", hb.pingWriteFailures());
+        t.counter("heartbeat_stale_verdicts_total",
+                "Actions dropped because the channel was reconfigured after they were decided.", hb.staleVerdicts());
+        t.counter("heartbeat_unmonitored_channels_total",
+                "Channels activated or reconfigured after the monitor was closed.", hb.unmonitoredChannels());
     }
 
     private static void jvm(Text t) {
