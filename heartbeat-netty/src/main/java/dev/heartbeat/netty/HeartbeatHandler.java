@@ -14,7 +14,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -852,61 +851,5 @@ final class HeartbeatHandler extends TimerEntry
     public String toString() {
         ChannelHandlerContext c = ctx;
         return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
-    }
-
-    /**
-     * {@code IdleStateHandler}'s {@code observeOutput}: whether the outbound buffer moved between two
-     * checks. Event loop only; allocated only for configurations that observe output.
-     */
-    private static final class OutputObserver {
-        private final Channel channel;
-        private long lastWriteSeen;
-        private int lastMessageHash;
-        private long lastPendingBytes;
-        private long lastFlushProgress;
-
-        OutputObserver(Channel channel, long lastWrite) {
-            this.channel = channel;
-            snapshot(lastWrite);
-        }
-
-        /** Takes the outbound buffer's state as it is now, as a new IdleStateHandler does when it starts. */
-        void snapshot(long lastWrite) {
-            lastWriteSeen = lastWrite;
-            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
-            if (buf != null) {
-                lastMessageHash = System.identityHashCode(buf.current());
-                lastPendingBytes = buf.totalPendingWriteBytes();
-                lastFlushProgress = buf.currentProgress();
-            }
-        }
-
-        boolean changed(boolean first, long lastWrite) {
-            if (lastWriteSeen != lastWrite) {
-                lastWriteSeen = lastWrite;
-                if (!first) {
-                    return true; // writes complete: change at message level
-                }
-            }
-            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
-            if (buf == null) {
-                return false;
-            }
-            int messageHash = System.identityHashCode(buf.current());
-            long pendingBytes = buf.totalPendingWriteBytes();
-            if (messageHash != lastMessageHash || pendingBytes != lastPendingBytes) {
-                lastMessageHash = messageHash;
-                lastPendingBytes = pendingBytes;
-                if (!first) {
-                    return true;
-                }
-            }
-            long flushProgress = buf.currentProgress();
-            if (flushProgress != lastFlushProgress) {
-                lastFlushProgress = flushProgress;
-                return !first;
-            }
-            return false;
-        }
     }
 }

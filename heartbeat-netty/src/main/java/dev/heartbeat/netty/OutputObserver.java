@@ -1,0 +1,65 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+
+/**
+ * {@code IdleStateHandler}'s {@code observeOutput}: whether the outbound buffer moved between two
+ * checks. Event loop only; allocated only for configurations that observe output.
+ */
+final class OutputObserver {
+
+    private final Channel channel;
+    private long lastWriteSeen;
+    private int lastMessageHash;
+    private long lastPendingBytes;
+    private long lastFlushProgress;
+
+    OutputObserver(Channel channel, long lastWrite) {
+        this.channel = channel;
+        snapshot(lastWrite);
+    }
+
+    /** Takes the outbound buffer's state as it is now, as a new IdleStateHandler does when it starts. */
+    void snapshot(long lastWrite) {
+        lastWriteSeen = lastWrite;
+        ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
+        if (buf != null) {
+            lastMessageHash = System.identityHashCode(buf.current());
+            lastPendingBytes = buf.totalPendingWriteBytes();
+            lastFlushProgress = buf.currentProgress();
+        }
+    }
+
+    boolean changed(boolean first, long lastWrite) {
+        if (lastWriteSeen != lastWrite) {
+            lastWriteSeen = lastWrite;
+            if (!first) {
+                return true; // writes complete: change at message level
+            }
+        }
+        ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
+        if (buf == null) {
+            return false;
+        }
+        int messageHash = System.identityHashCode(buf.current());
+        long pendingBytes = buf.totalPendingWriteBytes();
+        if (messageHash != lastMessageHash || pendingBytes != lastPendingBytes) {
+            lastMessageHash = messageHash;
+            lastPendingBytes = pendingBytes;
+            if (!first) {
+                return true;
+            }
+        }
+        long flushProgress = buf.currentProgress();
+        if (flushProgress != lastFlushProgress) {
+            lastFlushProgress = flushProgress;
+            return !first;
+        }
+        return false;
+    }
+}

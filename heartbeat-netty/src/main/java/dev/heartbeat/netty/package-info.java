@@ -1,0 +1,38 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+/**
+ * Heartbeat for Netty: idle detection and keep-alive for every channel on one shared timing wheel.
+ * Start with {@link dev.heartbeat.netty.HeartbeatMonitor} (one per process) and
+ * {@link dev.heartbeat.netty.HeartbeatConfig} (what to do about idleness).
+ *
+ * <h2>Three threads</h2>
+ * <ul>
+ * <li><b>The channel's event loop</b> (the handler's executor) owns the pipeline. It stamps activity
+ *     on the hot path (one ticker read and an opaque store per read batch and per completed write,
+ *     no allocation, no queue), requests the channel's wheel entry when the handler starts, is
+ *     reconfigured or stops, and carries out the actions the worker hands it, checking each again
+ *     from the current stamps before it acts.</li>
+ * <li><b>The monitor's worker</b> owns the wheel. When a channel's entry comes due it judges
+ *     idleness from the stamps (opaque loads), moves the same entry to its next check (the lazy
+ *     re-arm: activity never sends a message), and decides actions, tagged with the configuration
+ *     serial they were judged under.</li>
+ * <li><b>Any thread</b> may call {@code reconfigure}, {@code resetReadTimeout} and
+ *     {@code resetWriteTimeout}; they run on the handler's executor.</li>
+ * </ul>
+ *
+ * <h2>Hand-offs, and the orderings that make them safe</h2>
+ * <ul>
+ * <li>Event loop to worker: the entry's state word (CAS) and its request deadline
+ *     ({@code dev.heartbeat.core.TimerWorker}); no command objects.</li>
+ * <li>Worker to event loop: the handler's action word (atomic OR of tagged bits, swapped out by the
+ *     event loop) and one {@code EventLoopBatch} per event loop (a lock-free stack, submitted as
+ *     one task per worker cycle).</li>
+ * <li>Configuration: a sequence lock (odd serial while changing, release stores, acquire loads), so
+ *     the worker judges a configuration together with its serial, and a verdict of an older serial
+ *     is dropped on the event loop.</li>
+ * </ul>
+ * Each field says, where it is declared, which thread writes it and with which access mode.
+ */
+package dev.heartbeat.netty;
