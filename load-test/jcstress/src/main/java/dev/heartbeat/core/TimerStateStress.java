@@ -44,8 +44,13 @@ public final class TimerStateStress {
         int fires;
         int first;
         int second;
+        /** Set before the actors: the handler re-arms the entry for later, as the lazy re-arm does. */
+        TimerWorker<Probe> rearmOn;
 
         void fired() {
+            if (rearmOn != null) {
+                rearmOn.rearm(this, NOW * 2);
+            }
             int code = deadline == D1 ? 1 : deadline == D2 ? 2 : 9;
             if (fires == 0) {
                 first = code;
@@ -162,6 +167,47 @@ public final class TimerStateStress {
     @State
     public static class CancelVsFire extends Fixture {
         public CancelVsFire() {
+            armApplied();
+            ticker.set(NOW);
+        }
+
+        @Actor
+        public void owner(ZII_Result r) {
+            r.r1 = worker.cancel(entry);
+        }
+
+        @Actor
+        public void worker() {
+            worker.doWork();
+        }
+
+        @Arbiter
+        public void arbiter(ZII_Result r) {
+            worker.doWork();
+            r.r2 = entry.fires;
+            r.r3 = entry.isScheduled() ? 1 : 0;
+        }
+    }
+
+    /**
+     * The owner cancels while the worker expires an entry whose handler re-arms it: a cancel that
+     * lands while the handler runs must still take the entry out of the wheel.
+     */
+    @JCStressTest
+    @Description("cancel() on the owner vs the worker's cycle, the handler re-arming the entry (lazy re-arm)")
+    @Outcome(id = "true, 0, 0", expect = ACCEPTABLE,
+            desc = "The cancel won the ARMED state: the handler never ran; the entry left the wheel.")
+    @Outcome(id = "false, 1, 0", expect = ACCEPTABLE,
+            desc = "The cancel came while the handler ran (FIRING): false; the re-arm does not stand.")
+    @Outcome(id = "true, 1, 0", expect = ACCEPTABLE,
+            desc = "The handler ran and re-armed (ARMED again); the cancel disarmed that new arming: true.")
+    @Outcome(id = ".*, .*, 1", expect = FORBIDDEN,
+            desc = "Leak: cancelled, yet the re-armed entry stayed in the wheel.")
+    @Outcome(expect = FORBIDDEN, desc = "A failed cancel without a fire, or two fires.")
+    @State
+    public static class CancelVsRearm extends Fixture {
+        public CancelVsRearm() {
+            entry.rearmOn = worker;
             armApplied();
             ticker.set(NOW);
         }
