@@ -1,0 +1,102 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import io.netty.util.concurrent.EventExecutor;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIII_Result;
+
+/**
+ * jcstress test of {@link EventLoopBatch}: the worker's cycle (offer actions, push the handlers
+ * whose word was empty, submit) against the event loop running the batch submitted in an earlier
+ * cycle. All real code; the event loop and the handlers' contexts are counting stubs
+ * ({@link Fixture.Stub}), and {@link HeartbeatHandler#perform} ends at once for a handler outside a
+ * pipeline, after one {@code ctx.executor()} call, which is what counts a perform.
+ *
+ * <p>Before the actors: handler 1 has READER pending, is in the stack and the batch is submitted.
+ * The worker then offers WRITER to handler 1 and READER to handler 2; the arbiter runs the batch
+ * once more if the worker submitted it, as the event loop would. Results: performs of handler 1,
+ * performs of handler 2, submissions by the worker, and leftovers (bit 0/1: handler 1/2 still has
+ * actions; bit 2/3: handler 1/2 still has a {@code batchNext}; bit 4: the batch is not idle).
+ *
+ * <p>Run: {@code java -jar load-test/target/jcstress.jar -t BatchStress}.
+ */
+@JCStressTest
+@Description("EventLoopBatch: worker offerActions + push + submitIfNeeded vs the event loop's run()")
+@Outcome(id = "1, 1, 0, 0", expect = ACCEPTABLE,
+        desc = "The worker's cycle came first: WRITER merged into handler 1's pending word, handler 2 pushed "
+                + "while the batch was still submitted; one run performed both.")
+@Outcome(id = "1, 1, 1, 0", expect = ACCEPTABLE,
+        desc = "Handler 2 was pushed after run cleared 'submitted': the worker submitted again; the stack was "
+                + "taken by the first run or the second (then the other run found it empty).")
+@Outcome(id = "2, 1, 1, 0", expect = ACCEPTABLE,
+        desc = "The run took handler 1's READER first; WRITER re-pushed it (its link was cleared), submitted; "
+                + "the next run performed it and handler 2.")
+@Outcome(id = "2, 1, 0, .*", expect = FORBIDDEN,
+        desc = "Lost action: a handler was pushed after the run took the stack, and nobody submitted the batch.")
+@Outcome(expect = FORBIDDEN,
+        desc = "An action lost or performed twice, a handler in the stack twice, a batchNext left set, "
+                + "or pending actions or handlers left behind.")
+@State
+public class BatchStress {
+
+    private final Fixture.Stub loop = Fixture.Stub.eventLoop();
+    private final EventLoopBatch batch;
+    private final HeartbeatHandler h1 = Fixture.handler();
+    private final HeartbeatHandler h2 = Fixture.handler();
+    private final Fixture.Stub ctx1;
+    private final Fixture.Stub ctx2;
+
+    public BatchStress() {
+        EventExecutor executor = loop.asExecutor();
+        batch = new EventLoopBatch(executor, Fixture.MONITOR);
+        ctx1 = Fixture.Stub.context(executor);
+        ctx2 = Fixture.Stub.context(executor);
+        h1.ctx = ctx1.asContext();
+        h2.ctx = ctx2.asContext();
+        offer(h1, HeartbeatHandler.READER);
+        batch.submitIfNeeded();
+        loop.executes = 0; // that submission is the run of the event-loop actor
+    }
+
+    private void offer(HeartbeatHandler h, int bits) {
+        if (h.offerActions(bits) == 0) {
+            batch.push(h);
+        }
+    }
+
+    @Actor
+    public void worker() {
+        offer(h1, HeartbeatHandler.WRITER);
+        offer(h2, HeartbeatHandler.READER);
+        batch.submitIfNeeded();
+    }
+
+    @Actor
+    public void eventLoop() {
+        batch.run();
+    }
+
+    @Arbiter
+    public void arbiter(IIII_Result r) {
+        int submissions = loop.executes;
+        if (submissions > 0) {
+            batch.run();
+        }
+        r.r1 = ctx1.executorCalls;
+        r.r2 = ctx2.executorCalls;
+        r.r3 = submissions;
+        r.r4 = (h1.takeActions() != 0 ? 1 : 0) | (h2.takeActions() != 0 ? 2 : 0)
+                | (h1.batchNext != null ? 4 : 0) | (h2.batchNext != null ? 8 : 0) | (batch.isIdle() ? 0 : 16);
+    }
+}
