@@ -5,6 +5,8 @@
 package dev.heartbeat.core;
 
 import java.lang.invoke.MethodHandles;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
@@ -152,6 +154,8 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         this.maxExpirationsPerCycle = builder.maxExpirationsPerCycle;
         this.maxRequestsPerCycle = builder.maxRequestsPerCycle;
         this.threadName = builder.threadName;
+        // Up to 4 spare chunks are pooled: a burst of requests (a reconnect storm) reuses them instead of
+        // allocating new chunks every time the queue grows past one chunk.
         this.requests = new MpscUnboundedXaddArrayQueue<>(builder.queueChunkSize, 4);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
@@ -470,8 +474,20 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         return threadName;
     }
 
-    /** The worker thread, for CPU-time accounting; not to be interrupted, started or joined. */
-    public Thread thread() {
+    /**
+     * CPU time the worker thread has used, in nanoseconds, or -1 if it is not running or the JVM
+     * cannot measure thread CPU time. Any thread.
+     */
+    public long cpuTimeNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (!thread.isAlive() || !threads.isThreadCpuTimeSupported()) {
+            return -1;
+        }
+        return threads.getThreadCpuTime(thread.getId());
+    }
+
+    /** The worker thread: for tests in this package. */
+    Thread thread() {
         return thread;
     }
 
@@ -492,6 +508,35 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     @Override
     public String toString() {
         return "TimerWorker[" + threadName + ", " + lifecycleName(lifecycle) + "]";
+    }
+
+    /**
+     * Checks a tick for {@link Builder#tick}: the one home of that rule, for callers that validate
+     * before they build.
+     *
+     * @return the tick in nanoseconds
+     * @throws IllegalArgumentException if not in [1 ns, {@link TimingWheel#MAX_TICK_NANOS}]
+     */
+    public static long checkTick(Duration tick) {
+        Objects.requireNonNull(tick, "tick");
+        long nanos = Builder.saturatedNanos(tick);
+        if (nanos < 1 || nanos > TimingWheel.MAX_TICK_NANOS) {
+            throw new IllegalArgumentException("tick must be in [1ns, " + TimingWheel.MAX_TICK_NANOS + "ns]: " + tick);
+        }
+        return nanos;
+    }
+
+    /**
+     * Checks a worker thread name for {@link Builder#threadName}.
+     *
+     * @throws IllegalArgumentException if blank
+     */
+    public static String checkThreadName(String name) {
+        Objects.requireNonNull(name, "threadName");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("threadName must not be blank");
+        }
+        return name;
     }
 
     /**
@@ -526,13 +571,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
          * @throws IllegalArgumentException if not in [1 ns, 2^30 ns]
          */
         public Builder<E> tick(Duration tick) {
-            Objects.requireNonNull(tick, "tick");
-            long nanos = saturatedNanos(tick);
-            if (nanos < 1 || nanos > TimingWheel.MAX_TICK_NANOS) {
-                throw new IllegalArgumentException("tick must be in [1ns, " + TimingWheel.MAX_TICK_NANOS
-                        + "ns]: " + tick);
-            }
-            this.tickNanos = nanos;
+            this.tickNanos = checkTick(tick);
             return this;
         }
 
@@ -542,10 +581,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
          * @throws IllegalArgumentException if not in [1, {@link TimingWheel#maxLevels(long)}] for the tick
          */
         public Builder<E> levels(int levels) {
-            int max = TimingWheel.maxLevels(tickNanos);
-            if (levels < 1 || levels > max) {
-                throw new IllegalArgumentException("levels must be in [1, " + max + "]: " + levels);
-            }
+            TimingWheel.checkLevels(tickNanos, levels);
             this.levels = levels;
             return this;
         }
@@ -592,11 +628,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
 
         /** The worker thread's name; "heartbeat-timer" by default. */
         public Builder<E> threadName(String name) {
-            Objects.requireNonNull(name, "threadName");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("threadName must not be blank");
-            }
-            this.threadName = name;
+            this.threadName = checkThreadName(name);
             return this;
         }
 
@@ -606,11 +638,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
          * @throws IllegalArgumentException if the levels do not fit the tick
          */
         public TimerWorker<E> build() {
-            int max = TimingWheel.maxLevels(tickNanos);
-            if (levels > max) {
-                throw new IllegalArgumentException("levels must be in [1, " + max + "] for a tick of "
-                        + tickNanos + " ns: " + levels);
-            }
+            TimingWheel.checkLevels(tickNanos, levels); // again: a later tick may have lowered the maximum
             return new TimerWorker<>(this);
         }
 

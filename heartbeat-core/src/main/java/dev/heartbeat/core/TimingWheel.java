@@ -72,7 +72,8 @@ public final class TimingWheel<E extends TimerEntry> {
     /** The largest tick accepted: 2^30 ns. */
     public static final long MAX_TICK_NANOS = 1L << 30; // 1.07 s
 
-    private static final long MAX_DELAY = 1L << 61; // 73 years
+    /** The farthest deadline the wheel tells apart: later ones are treated as this far ahead. */
+    public static final long MAX_DELAY_NANOS = 1L << 61; // 73 years
 
     private final int tickShift;
     private final long tickMask;
@@ -114,11 +115,7 @@ public final class TimingWheel<E extends TimerEntry> {
             throw new IllegalArgumentException(
                     "tickNanos must be in [1, " + MAX_TICK_NANOS + "]: " + tickNanos);
         }
-        int max = maxLevels(tickNanos);
-        if (levels < 1 || levels > max) {
-            throw new IllegalArgumentException("levels must be in [1, " + max + "] for a tick of "
-                    + tickNanos + " ns: " + levels);
-        }
+        checkLevels(tickNanos, levels);
         this.tickShift = 64 - Long.numberOfLeadingZeros(tickNanos - 1);
         this.tickMask = (1L << tickShift) - 1;
         this.levels = levels;
@@ -129,6 +126,20 @@ public final class TimingWheel<E extends TimerEntry> {
             slots[i] = newSentinel();
         }
         this.occupied = new long[levels];
+    }
+
+    /**
+     * Checks a level count against a tick: the one home of that rule (the wheel's constructor and
+     * {@link TimerWorker.Builder} both use it).
+     *
+     * @throws IllegalArgumentException if {@code levels} is not in [1, {@link #maxLevels(long)}]
+     */
+    public static void checkLevels(long tickNanos, int levels) {
+        int max = maxLevels(tickNanos);
+        if (levels < 1 || levels > max) {
+            throw new IllegalArgumentException("levels must be in [1, " + max + "] for a tick of " + tickNanos
+                    + " ns: " + levels);
+        }
     }
 
     /** The largest level count for a tick: the wheel's span in nanoseconds must stay below 2^62. */
@@ -335,7 +346,7 @@ public final class TimingWheel<E extends TimerEntry> {
             dueCount++;
             return;
         }
-        long ticksFromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
+        long ticksFromOrigin = (time - origin) + Math.min(delay, MAX_DELAY_NANOS);
         long expiryTick = (ticksFromOrigin >>> tickShift) + ((ticksFromOrigin & tickMask) == 0 ? 0 : 1);
         int level = (63 - Long.numberOfLeadingZeros(expiryTick ^ currentTick)) / SLOT_BITS;
         long index;
@@ -437,7 +448,7 @@ public final class TimingWheel<E extends TimerEntry> {
             }
             for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
                 long delay = e.deadline - time;
-                long fromOrigin = (time - origin) + Math.min(delay, MAX_DELAY);
+                long fromOrigin = (time - origin) + Math.min(delay, MAX_DELAY_NANOS);
                 long expiryTick = (fromOrigin >> tickShift) + ((fromOrigin & tickMask) == 0 ? 0 : 1);
                 if (expiryTick - currentTick <= 0) {
                     throw new AssertionError("entry with deadline " + e.deadline + " at time " + time

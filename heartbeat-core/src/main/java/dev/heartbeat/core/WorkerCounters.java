@@ -27,7 +27,9 @@ final class WorkerCounters {
     private static final int WORST_LATENESS = 7;
     private static final int WAKEUPS = 8;
     private static final int ENTRIES = 9;
-    // Spread the counters over their own cache lines, away from the fields of the worker.
+    // Keep the counters, which the worker writes every cycle and other threads read, off the cache
+    // lines of anything else: 16 longs = 128 bytes on each side, two 64-byte lines, because x86 CPUs
+    // prefetch cache lines in adjacent pairs.
     private static final int PAD = 16;
 
     private final long[] counts = new long[PAD + ENTRIES + 1 + PAD];

@@ -317,7 +317,7 @@ class TimerWorkerTest {
                 assertThrows(IllegalArgumentException.class, () -> b.tick(Duration.ofSeconds(-1))));
         assertMessage("tick must be in [1ns, 1073741824ns]: PT2S",
                 assertThrows(IllegalArgumentException.class, () -> b.tick(Duration.ofSeconds(2))));
-        assertMessage("levels must be in [1, 7]: 0",
+        assertMessage("levels must be in [1, 7] for a tick of 1048576 ns: 0",
                 assertThrows(IllegalArgumentException.class, () -> b.levels(0)));
         assertMessage("maxExpirationsPerCycle must be positive: -3",
                 assertThrows(IllegalArgumentException.class, () -> b.maxExpirationsPerCycle(-3)));

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+import dev.heartbeat.core.TimingWheel;
+
 /**
  * What a Heartbeat handler does about idleness: immutable, validated when built, shareable between
  * any number of channels. Start from one of the policies:
@@ -60,12 +62,15 @@ public final class HeartbeatConfig {
 
     /** The shortest positive timeout: finer deadlines are below the wheel's resolution. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
-    /** The most unanswered pings that can be allowed (the count lives in 16 bits of the handler). */
+    /**
+     * The most unanswered pings that can be allowed: the handler counts them in the upper 16 bits of
+     * its judgement word, so any bound below 2^16 fits; 10,000 is far beyond any sane setting.
+     */
     public static final int MAX_MISSED_PINGS = 10_000;
     /** A configuration's natural coalescing window is its shortest timeout / 2^this, rounded down to a power of two. */
     static final int COALESCING_SHIFT = 6;
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
-    public static final Duration MAX_TIMEOUT = Duration.ofNanos(1L << 61);
+    public static final Duration MAX_TIMEOUT = Duration.ofNanos(TimingWheel.MAX_DELAY_NANOS);
 
     final Policy policy;
     final long readerIdleNanos;

@@ -4,8 +4,6 @@
  */
 package dev.heartbeat.netty;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -19,6 +17,7 @@ import java.util.function.Consumer;
 import dev.heartbeat.core.ExpiryHandler;
 import dev.heartbeat.core.Ticker;
 import dev.heartbeat.core.TimerWorker;
+import dev.heartbeat.core.TimingWheel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -310,12 +309,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     /** The counters; any thread. */
     public HeartbeatStats stats() {
-        long cpu = -1;
-        Thread thread = worker.thread();
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        if (thread.isAlive() && threads.isThreadCpuTimeSupported()) {
-            cpu = threads.getThreadCpuTime(thread.getId());
-        }
+        long cpu = worker.cpuTimeNanos();
         return new HeartbeatStats(channels.sum(),
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
@@ -509,7 +503,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Configures a {@link HeartbeatMonitor}; each setter validates its value. */
     public static final class Builder {
         private Ticker ticker = Ticker.system();
-        private Duration tick = Duration.ofNanos(1L << 20);
+        private Duration tick = Duration.ofNanos(TimingWheel.DEFAULT_TICK_NANOS);
         private String threadName = "heartbeat-monitor";
         private long stallThresholdNanos = TimeUnit.MILLISECONDS.toNanos(100);
         private int maxExpirationsPerCycle = 65_536;
@@ -550,15 +544,14 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * @throws IllegalArgumentException if not in [1 ns, 2^30 ns]
          */
         public Builder tick(Duration tick) {
-            TimerWorker.builder((e, now) -> { }).tick(tick); // validates, with the same message
+            TimerWorker.checkTick(tick);
             this.tick = tick;
             return this;
         }
 
         /** The worker thread's name; "heartbeat-monitor" by default. */
         public Builder threadName(String name) {
-            TimerWorker.builder((e, now) -> { }).threadName(name);
-            this.threadName = name;
+            this.threadName = TimerWorker.checkThreadName(name);
             return this;
         }
 

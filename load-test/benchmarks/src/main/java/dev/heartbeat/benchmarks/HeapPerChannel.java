@@ -61,6 +61,12 @@ import picocli.CommandLine.Spec;
 public final class HeapPerChannel implements Callable<Integer> {
 
     private static int round;
+    /**
+     * The monitor of the Heartbeat setups. Its worker applies the cancels of closed channels at its
+     * next wake-up, at most a second later; until then its queue holds them, so each measurement
+     * first waits until the monitor has let go of the previous round's channels.
+     */
+    private static HeartbeatMonitor monitor;
 
     @Option(names = "--channels", paramLabel = "N", defaultValue = "100000",
             description = "Channel pairs per setup, at least 10000. Default: ${DEFAULT-VALUE}.")
@@ -78,7 +84,7 @@ public final class HeapPerChannel implements Callable<Integer> {
         if (channels < 10_000) {
             throw new ParameterException(spec.commandLine(), "--channels must be at least 10000: " + channels);
         }
-        HeartbeatMonitor monitor = HeartbeatMonitor.start();
+        monitor = HeartbeatMonitor.start();
         HeartbeatConfig reader = HeartbeatConfig.events(false, 60, 0, 0, TimeUnit.SECONDS);
         HeartbeatConfig all = HeartbeatConfig.events(false, 60, 60, 60, TimeUnit.SECONDS);
 
@@ -133,6 +139,7 @@ public final class HeapPerChannel implements Callable<Integer> {
                     }).bind(address).sync().channel();
             Bootstrap client = new Bootstrap().group(group).channel(LocalChannel.class)
                     .handler(ClientHandler.INSTANCE);
+            awaitMonitorDrained();
             long before = liveHeap();
             List<ChannelFuture> pending = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -182,6 +189,17 @@ public final class HeapPerChannel implements Callable<Integer> {
             into.add(f.channel());
         }
         pending.clear();
+    }
+
+    /** Waits (bounded) until the monitor holds no channel: no entry in its wheel, no request queued. */
+    private static void awaitMonitorDrained() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (monitor.stats().timer().entries() != 0 || monitor.stats().timer().queueDepth() != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the monitor still holds channels: " + monitor.stats());
+            }
+            Thread.sleep(10);
+        }
     }
 
     /** Heap in use after full collections, once two in a row agree to within 1 KiB. */
