@@ -62,6 +62,8 @@ final class HeartbeatHandler extends TimerEntry
     static final int RESEND_PING = 1 << 9;
     /** The action bits live in the low half of the hand-off word, the config tag in the high half. */
     private static final int ACTION_BITS = 0xFFFF;
+    /** An answer deadline's coalescing window is the configuration's divided by 2^this. */
+    static final int ANSWER_WINDOW_SHIFT = 2;
     private static final int TAG_SHIFT = 16;
 
     // Worker judgement flags.
@@ -160,6 +162,11 @@ final class HeartbeatHandler extends TimerEntry
     private int judgement;
     /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last. */
     private byte scheduleOrder;
+    /**
+     * The next check waits for a ping's answer (ping policy): it gets a finer coalescing window (see
+     * {@link #coalesce}). Set by the judgement, read by the re-arm right after it.
+     */
+    private boolean answerPhase;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
@@ -386,6 +393,7 @@ final class HeartbeatHandler extends TimerEntry
     private void prepare(HeartbeatConfig cfg, int serial) {
         judgedSerial = serial;
         judgement = 0;
+        answerPhase = false;
         long start = requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
@@ -476,6 +484,7 @@ final class HeartbeatHandler extends TimerEntry
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
+        answerPhase = true; // until the ping is answered: the interval returns below clear it
         long poll = Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos);
         if ((judgement & AWAITING_ANSWER) != 0) {
             if (busy || read - pingSentAt() >= 0) {
@@ -504,10 +513,12 @@ final class HeartbeatHandler extends TimerEntry
         }
         long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
         if (busy && !cfg.pingWhenWriterIdle) {
+            answerPhase = false;
             return now + cfg.pingIntervalNanos;
         }
         long due = base + cfg.pingIntervalNanos + jitterNanos(cfg);
         if (now - due < 0) {
+            answerPhase = false;
             return due;
         }
         judgement |= AWAITING_ANSWER;
@@ -576,6 +587,13 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     protected long coalesce(long deadline) {
         long window = monitor.coalescingWindow((HeartbeatConfig) CONFIG.getAcquire(this));
+        if (answerPhase) {
+            // A ping chain (ping, re-ping, close) would pay the window at every step. The answer
+            // deadlines of pings decided at one grid point fall within a few ms of each other anyway
+            // (decision + write delay + timeout), so a quarter of the window still lets them share
+            // wake-ups, and the chain pays the full window once.
+            window >>>= ANSWER_WINDOW_SHIFT;
+        }
         return window <= 1 ? deadline : (deadline + window - 1) & -window;
     }
 

@@ -117,4 +117,59 @@ class CoalescingTest {
         assertTrue(busy[0] <= 2_000 / (capped / MS) + 2, "moments with work, coalesced: " + busy[0]);
         assertTrue(busyExact[0] > 3 * busy[0], "without slack: " + busyExact[0] + ", with: " + busy[0]);
     }
+
+    /**
+     * A ping-policy close passes three checks (ping, re-ping after a miss, close): only the first
+     * pays the full window, the answer deadlines a quarter of it, so the close comes at most one
+     * window, two quarter windows and three ticks (plus the 1 ms steps) after the earliest correct
+     * moment, never before it.
+     */
+    @Test
+    void aPingChainPaysTheFullWindowOnce() {
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
+                .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
+        long window = monitor.coalescingWindow(cfg);
+        assertEquals(HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS, window, "40 s / 64 capped");
+        SplittableRandom random = new SplittableRandom(7);
+        List<EmbeddedChannel> silent = new ArrayList<>();
+        long[] lastReadMs = new long[100];
+        for (int i = 0; i < 100; i++) {
+            EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg));
+            channels.add(ch);
+            silent.add(ch);
+            lastReadMs[i] = random.nextInt(1_000);
+        }
+        long[] closedAtMs = new long[100];
+        for (long ms = 0; ms < 52_000; ms++) {
+            ticker.advance(MS);
+            monitor.runOnce();
+            for (int i = 0; i < silent.size(); i++) {
+                EmbeddedChannel ch = silent.get(i);
+                if (ms == lastReadMs[i]) {
+                    ch.writeInbound("last words");
+                    ch.readInbound();
+                }
+                ch.runPendingTasks();
+                while (ch.readOutbound() != null) {
+                    // pings, unanswered
+                }
+                if (closedAtMs[i] == 0 && !ch.isOpen()) {
+                    closedAtMs[i] = ms;
+                }
+            }
+        }
+        long tickMs = (monitor.worker.tickNanos() + MS - 1) / MS;
+        long quarter = window >>> HeartbeatHandler.ANSWER_WINDOW_SHIFT;
+        long bound = (window + 2 * quarter) / MS + 3 * (tickMs + 1) + 1;
+        long worst = 0;
+        for (int i = 0; i < 100; i++) {
+            long late = closedAtMs[i] - (lastReadMs[i] + 40_000 + 2 * 5_000);
+            assertTrue(closedAtMs[i] > 0, "channel " + i + " closed");
+            assertTrue(late >= 0, "closed " + -late + " ms early");
+            worst = Math.max(worst, late);
+        }
+        assertTrue(worst <= bound, "a ping-chain close came " + worst + " ms late; bound " + bound + " ms");
+        monitor.close();
+    }
 }
