@@ -186,8 +186,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     /**
      * Counts a read now, as {@code IdleStateHandler.resetReadTimeout()}: the reader and all idle
-     * timeouts (and the ping policy's silence) start again. Any thread; on the handler's executor it
-     * allocates nothing, elsewhere it queues one task there.
+     * timeouts (and the ping policy's silence) start again. Any thread: on the handler's executor it
+     * stamps at once, elsewhere it queues one task there. Finding the handler walks the pipeline (a
+     * small allocation, as any pipeline lookup by type), so this is for occasional calls, not for
+     * every message: per message, the handler stamps reads and writes by itself.
      *
      * @return {@code true} if done or queued; {@code false} if the channel is closed
      * @throws IllegalArgumentException if the channel is open and its pipeline has no handler of this

@@ -414,10 +414,13 @@ class PromiseRegressionTest {
                 Thread.currentThread().interrupt();
             }
         });
-        assertTrue(monitor.reconfigure(ch, events(2000, 0, 0)));
-        assertEquals(Duration.ofSeconds(1), monitor.configOf(ch).readerIdle(),
-                "not applied on the calling thread (the channel's event loop is not the handler's)");
-        release.countDown();
+        try {
+            assertTrue(monitor.reconfigure(ch, events(2000, 0, 0)));
+            assertEquals(Duration.ofSeconds(1), monitor.configOf(ch).readerIdle(),
+                    "not applied on the calling thread (the channel's event loop is not the handler's)");
+        } finally {
+            release.countDown(); // a failing assertion must not leave the executor blocked for the cleanup
+        }
         handlerLoop.submit(() -> { }).syncUninterruptibly();
         assertEquals(Duration.ofSeconds(2), monitor.configOf(ch).readerIdle(), "applied on the handler's executor");
     }
