@@ -181,7 +181,7 @@ class ChurnTest {
             if (System.nanoTime() - deadline > 0) {
                 fail("not back to 0 within " + WAIT_SECONDS + " s: " + monitor.stats());
             }
-            Thread.sleep(10); // waits for the worker's next wake-up (at most a second), not for a timer
+            Thread.sleep(10); // polls (bounded) for the real worker, which applies cancels when it next wakes (<= 1 s)
         }
     }
 

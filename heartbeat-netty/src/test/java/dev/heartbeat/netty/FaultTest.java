@@ -152,11 +152,16 @@ class FaultTest {
                 Thread.currentThread().interrupt();
             }
         });
-        advance(2_000 + LATE); // two verdicts each: at 1 s and at 2 s
-        loopB.submit(() -> { }).syncUninterruptibly();
-        assertTrue(onB.stream().allMatch(r -> r.threads.size() == 2), "B is not held up by A");
-        assertTrue(onA.stream().allMatch(r -> r.threads.isEmpty()), "A's actions wait for A");
-        unblock.countDown();
+        try {
+            advance(1_000 + LATE); // the first verdicts; B runs its batch before the second ones come
+            loopB.submit(() -> { }).syncUninterruptibly();
+            advance(1_000); // the second verdicts, at 2 s
+            loopB.submit(() -> { }).syncUninterruptibly();
+            assertTrue(onB.stream().allMatch(r -> r.threads.size() == 2), "B is not held up by A");
+            assertTrue(onA.stream().allMatch(r -> r.threads.isEmpty()), "A's actions wait for A");
+        } finally {
+            unblock.countDown(); // also when an assertion failed: the cleanup must not wait for a blocked A
+        }
         loopA.submit(() -> { }).syncUninterruptibly();
         Thread a = threadOf(loopA);
         for (ThreadRecorder r : onA) {
