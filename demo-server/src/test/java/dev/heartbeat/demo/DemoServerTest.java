@@ -21,13 +21,16 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.heartbeat.demo.TestSupport.LineClient;
+import dev.heartbeat.testing.LeakDetection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The echo protocol and the HTTP endpoints, on one server (the idle timeout is far off). */
+@ExtendWith(LeakDetection.class)
 class DemoServerTest {
 
     private static DemoServer server;

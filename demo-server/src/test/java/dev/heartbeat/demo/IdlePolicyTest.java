@@ -14,7 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 
 import dev.heartbeat.demo.TestSupport.LineClient;
+import dev.heartbeat.testing.LeakDetection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -22,6 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The idle policies, the same for Heartbeat and the Netty A/B impl. Short timeouts and blocking
  * reads with a bounded wait; nothing sleeps for a timer.
  */
+@ExtendWith(LeakDetection.class)
 class IdlePolicyTest {
 
     private static final String READER_IDLE_CLOSES = "demo_connections_closed_total{reason=\"reader_idle\"}";

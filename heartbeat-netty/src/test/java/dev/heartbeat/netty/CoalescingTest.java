@@ -14,10 +14,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
+import dev.heartbeat.testing.LeakDetection;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Timer slack in virtual time: with the default coalescing, checks of channels that became idle at
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * at far fewer moments; every event still comes after its deadline (never early) and at most one
  * tick plus the window later.
  */
+@ExtendWith(LeakDetection.class)
 class CoalescingTest {
 
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.heartbeat.core.ManualTicker;
+import dev.heartbeat.testing.LeakDetection;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.DefaultEventLoop;
@@ -28,6 +29,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults, each with its expected outcome written first: a stalled worker, a blocked event loop,
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * of a batch). Virtual time; the event loops that must be blocked are real {@link DefaultEventLoop}s
  * (blocked by a task waiting on a latch, not by sleeping).
  */
+@ExtendWith(LeakDetection.class)
 class FaultTest {
 
     private static final long LATE = 3;

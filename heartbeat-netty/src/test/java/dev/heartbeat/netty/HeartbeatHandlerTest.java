@@ -10,6 +10,7 @@ import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EV
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.WRITER_IDLE_STATE_EVENT;
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -25,18 +26,27 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
+import dev.heartbeat.testing.LeakDetection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipelineException;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.string.StringEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Every policy and lifecycle case on {@link EmbeddedChannel}, in virtual time. */
+@ExtendWith(LeakDetection.class)
 class HeartbeatHandlerTest {
 
     /** An action may come one tick (1.05 ms) after its deadline; the test clock moves in 1 ms steps. */
@@ -396,6 +406,106 @@ class HeartbeatHandlerTest {
         assertEquals(1, monitor.stats().pingWriteFailures());
     }
 
+    // ------------------------------------------------------------------ ping buffers, under the leak check
+    // Every way a ping made of pooled ByteBufs can end, under Netty's paranoid leak detector (the
+    // class's LeakDetection fails a test on any leak): written and read by the peer, encoded on its
+    // way out, refused by an outbound handler, written to a channel that closed meanwhile, left unread
+    // when Heartbeat closes the channel, and dropped by a reconfigure.
+
+    private static ByteBuf pingBuffer() {
+        return ByteBufAllocator.DEFAULT.directBuffer(5).writeBytes("PING\n".getBytes(US_ASCII));
+    }
+
+    private static HeartbeatConfig pings(PingFactory factory, int maxMissed) {
+        return HeartbeatConfig.ping(factory).interval(Duration.ofSeconds(1)).timeout(Duration.ofMillis(500))
+                .maxMissedPings(maxMissed).build();
+    }
+
+    /** Moves virtual time as {@link #advance} does, but runs the event loops' tasks after each 1 ms step. */
+    private void step(long millis) {
+        for (long i = 0; i < millis; i++) {
+            advance(1);
+        }
+    }
+
+    /** Reads every message the channel wrote, releasing each; returns how many. */
+    private static int drain(EmbeddedChannel ch) {
+        int n = 0;
+        for (Object msg; (msg = ch.readOutbound()) != null; n++) {
+            ReferenceCountUtil.release(msg);
+        }
+        return n;
+    }
+
+    @Test
+    void pingsReadByThePeerAndAnswered() {
+        EmbeddedChannel ch = channel(monitor.newHandler(pings(c -> pingBuffer(), 2)));
+        for (int round = 0; round < 20; round++) {
+            step(1_000 + LATE);
+            assertEquals(1, drain(ch), "one ping per round");
+            ch.writeInbound(ByteBufAllocator.DEFAULT.buffer(5).writeBytes("PONG\n".getBytes(US_ASCII)));
+            ReferenceCountUtil.release(ch.readInbound());
+        }
+        assertTrue(ch.isOpen());
+        assertEquals(20, monitor.stats().pingsSent());
+    }
+
+    @Test
+    void pingsEncodedOnTheirWayOut() {
+        EmbeddedChannel ch = channel(new StringEncoder(US_ASCII), monitor.newHandler(pings(c -> "PING\n", 2)));
+        step(1_000 + 2 * 500 + 2 * LATE);
+        assertEquals(2, drain(ch));
+        step(500 + LATE);
+        assertFalse(ch.isOpen(), "closed after two unanswered pings");
+    }
+
+    @Test
+    void pingsRefusedByAnOutboundHandlerAreReleasedByIt() {
+        EmbeddedChannel ch = channel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(new IllegalStateException("refused"));
+            }
+        }, monitor.newHandler(pings(c -> pingBuffer(), 2)));
+        step(3_000);
+        assertTrue(monitor.stats().pingWriteFailures() > 0, "failed pings counted");
+        assertEquals(0, drain(ch));
+    }
+
+    @Test
+    void pingWrittenToAChannelThatClosedMeanwhile() {
+        EmbeddedChannel ch = channel(monitor.newHandler(pings(c -> {
+            c.close(); // the peer went away while the ping was being made
+            return pingBuffer();
+        }, 2)));
+        step(1_000 + LATE);
+        assertFalse(ch.isOpen());
+        assertEquals(0, drain(ch), "the write failed, and released the ping");
+        assertEquals(1, monitor.stats().pingWriteFailures());
+    }
+
+    @Test
+    void pingsLeftUnreadWhenHeartbeatCloses() {
+        EmbeddedChannel ch = channel(monitor.newHandler(pings(c -> pingBuffer(), 3)));
+        step(1_000 + 3 * 500 + 3 * LATE);
+        assertFalse(ch.isOpen(), "closed after three unanswered pings, still queued in the channel");
+        // tearDown's finishAndReleaseAll releases them, as a real channel's close fails and releases them
+    }
+
+    @Test
+    void aReconfigureDropsTheDecidedPingWithoutMakingIt() {
+        EmbeddedChannel ch = channel(monitor.newHandler(pings(c -> pingBuffer(), 2)));
+        step(999);
+        ticker.advance(TimeUnit.MILLISECONDS.toNanos(1 + LATE));
+        monitor.runOnce(); // the ping verdict is handed to the event loop, not yet run
+        assertTrue(monitor.reconfigure(ch, HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(5))
+                .build()));
+        ch.runPendingTasks();
+        assertEquals(0, drain(ch), "the verdict of the old configuration does not ping");
+        step(5_000 + LATE);
+        assertFalse(ch.isOpen());
+    }
     // ------------------------------------------------------------------ reconfiguration
 
     @Test

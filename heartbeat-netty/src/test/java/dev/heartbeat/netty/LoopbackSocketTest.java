@@ -29,6 +29,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import dev.heartbeat.testing.LeakDetection;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -54,6 +55,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -78,6 +80,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * handlerAdded, the channel being active already), and the close future completes after Heartbeat's
  * close, so their difference is a sound lower bound too, and a tight one.
  */
+@ExtendWith(LeakDetection.class)
 class LoopbackSocketTest {
 
     // Short, but above the event loop stalls of a 2-core machine shared with other builds (several

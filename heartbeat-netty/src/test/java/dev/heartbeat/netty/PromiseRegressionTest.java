@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.heartbeat.core.ManualTicker;
 import dev.heartbeat.netty.HeartbeatHandlerTest.Recorder;
+import dev.heartbeat.testing.LeakDetection;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -45,6 +46,7 @@ import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.codec.EncoderException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * One test per path that a review found no test walking (the tracker's correctness issue, items 1
@@ -52,6 +54,7 @@ import org.junit.jupiter.api.Test;
  * started below zero (so the clock crosses zero, not only {@code Long.MAX_VALUE}), the monitor
  * driven with {@link HeartbeatMonitor#runOnce()}, {@link EmbeddedChannel} for the event loop.
  */
+@ExtendWith(LeakDetection.class)
 class PromiseRegressionTest {
 
     /** An action may come one tick (1.05 ms) after its deadline; the test clock moves in 1 ms steps. */
