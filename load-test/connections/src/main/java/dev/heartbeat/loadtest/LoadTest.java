@@ -78,6 +78,9 @@ public final class LoadTest implements Callable<Integer> {
     static final String SMOKE_TEST = "--transport local --connections 2000 --ping-interval 3s --ping-timeout 2s "
             + "--active-rate 2 --duration 10s --out reports/smoke";
 
+    /** Lines per second of one active connection, at most: the client sends from a 1 ms tick. */
+    private static final double MAX_ACTIVE_RATE = 1000;
+
     private static final Pattern SIZE = Pattern.compile("[1-9][0-9]*[kKmMgG]?");
 
     @Spec
@@ -266,6 +269,10 @@ public final class LoadTest implements Callable<Integer> {
             throw new IllegalArgumentException("--active-rate must be a positive number of lines per second: "
                     + activeRate);
         }
+        if (activeRate > MAX_ACTIVE_RATE) {
+            throw new IllegalArgumentException("--active-rate must be at most " + (int) MAX_ACTIVE_RATE
+                    + " lines per second: " + activeRate);
+        }
         return Scenario.builder()
                 .connections(connections)
                 .mix(Mix.parse(mix))
@@ -291,12 +298,8 @@ public final class LoadTest implements Callable<Integer> {
         List<String> impls = impls(compare);
         List<String> targets = target;
         List<String> metrics = targetMetrics;
-        for (String h : targets) {
-            TcpLayout.parseHostPort(h);
-        }
-        for (String h : metrics) {
-            TcpLayout.parseHostPort(h);
-        }
+        requireHostPorts("--target", targets);
+        requireHostPorts("--target-metrics", metrics);
         if (!targets.isEmpty()) {
             if (t.equals(RunPlan.LOCAL)) {
                 throw new IllegalArgumentException("--target needs --transport tcp, not local");
@@ -437,6 +440,16 @@ public final class LoadTest implements Callable<Integer> {
             impls.add(impl.toString());
         }
         return impls;
+    }
+
+    private static void requireHostPorts(String flag, List<String> hostPorts) {
+        for (String h : hostPorts) {
+            try {
+                TcpLayout.parseHostPort(h);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(flag + " " + e.getMessage(), e);
+            }
+        }
     }
 
     private static void requireSize(String flag, String size) {

@@ -340,9 +340,10 @@ final class Scenario {
         long min = closeWindowNanos() + graceNanos() + second;
         // the largest window w with w + max(2 s, w / 4) + 1 s <= duration
         long fits = Math.max(0, Math.min(durationNanos - MIN_GRACE_NANOS - second, (durationNanos - second) * 4 / 5));
-        String window = policy == Policy.CLOSE ? "--idle-timeout " + format(idleTimeoutNanos)
-                : "--ping-interval " + format(pingIntervalNanos) + " + --max-missed-pings " + maxMissedPings
-                        + " x --ping-timeout " + format(pingTimeoutNanos) + " = " + format(closeWindowNanos());
+        String window = policy == Policy.CLOSE ? "--policy close: --idle-timeout " + format(idleTimeoutNanos)
+                : "--policy ping: --ping-interval " + format(pingIntervalNanos) + " + --max-missed-pings "
+                        + maxMissedPings + " x --ping-timeout " + format(pingTimeoutNanos) + " = "
+                        + format(closeWindowNanos());
         String way = "--duration " + format(durationNanos) + " is too short: every close is due up to the close "
                 + "window (" + window + ") after a connection's last input, and must be due " + format(graceNanos())
                 + " (a quarter of the window, at least 2s) before the end, with 1s left for the dying connections "

@@ -58,11 +58,12 @@ class LoadTestCommandTest {
         assertRefused("Invalid value for option '--ping-interval': '5' ", "--ping-interval", "5");
         assertRefused("--server-heap is not a JVM heap size such as 512m or 2g: '12x'", "--server-heap", "12x");
         assertRefused("--active-rate must be a positive number of lines per second: -1.0", "--active-rate", "-1");
+        assertRefused("--active-rate must be at most 1000 lines per second: 1.0E14", "--active-rate", "1e14");
         assertRefused("--connect-rate must be a positive number per second: 0.0", "--connect-rate", "0");
         assertRefused("--target needs --transport tcp", "--transport", "local", "--target", "127.0.0.1:7000",
                 "--compare", "heartbeat");
         assertRefused("--target servers run one implementation", "--target", "127.0.0.1:7000");
-        assertRefused("'127.0.0.1' is not host:port", "--target", "127.0.0.1", "--compare", "netty");
+        assertRefused("--target '127.0.0.1' is not host:port", "--target", "127.0.0.1", "--compare", "netty");
         assertRefused("--base-port 32700 leaves no room", "--base-port", "32700");
         assertRefused("--max-connections-per-process must be in 1-", "--max-connections-per-process", "0");
         assertRefused("--duration 20s is too short", "--duration", "20s");
