@@ -104,6 +104,14 @@ final class DemoCommand implements Callable<Integer> {
                     + "connection is acted on late. Default: 2^20 ns (about 1ms).")
     Duration tick;
 
+    @Option(names = "--worker-host", paramLabel = "loop|thread", defaultValue = "loop",
+            converter = WorkerHostConverter.class,
+            description = "Where Heartbeat's worker runs its cycles: loop (on one of the server's event loops, which "
+                    + "runs them while awake for I/O anyway; the worker's own thread only takes over if that loop "
+                    + "stops running them) or thread (the worker's own thread, which wakes for every cycle). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    ServerConfig.WorkerHost workerHost;
+
     @Option(names = "--stop-with-parent",
             description = "Stop (as on SIGTERM) when the process that started this one exits. The load test "
                     + "starts its servers with it, so no server outlives a load test that was killed.")
@@ -140,7 +148,8 @@ final class DemoCommand implements Callable<Integer> {
                 .maxMissedPings(maxMissedPings)
                 .maxLine(maxLine)
                 .transport(transport)
-                .tick(tick);
+                .tick(tick)
+                .workerHost(workerHost);
         if (metricsPort == 0) {
             b.metricsDisabled();
         } else {
@@ -219,6 +228,12 @@ final class DemoCommand implements Callable<Integer> {
     static final class ImplConverter extends LowerCaseEnumConverter<ServerConfig.IdleImpl> {
         ImplConverter() {
             super(ServerConfig.IdleImpl.class);
+        }
+    }
+
+    static final class WorkerHostConverter extends LowerCaseEnumConverter<ServerConfig.WorkerHost> {
+        WorkerHostConverter() {
+            super(ServerConfig.WorkerHost.class);
         }
     }
 

@@ -88,7 +88,7 @@ public final class DemoServer implements AutoCloseable {
         this.transport = epoll ? "epoll" : "nio";
         this.bossGroup = newGroup(epoll, 1, "demo-boss");
         this.workerGroup = newGroup(epoll, config.workerThreads(), "demo-worker");
-        this.echo = EchoPipeline.create(config);
+        this.echo = EchoPipeline.create(config, workerGroup.next());
         this.counters = echo.counters();
         this.monitor = echo.monitor();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(4),

@@ -15,6 +15,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LineBasedFrameDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.EventExecutor;
 
 /**
  * The demo server's per-connection pipeline, independent of the transport: the idle handling that
@@ -23,7 +24,7 @@ import io.netty.handler.timeout.IdleStateHandler;
  * measure one server.
  *
  * <pre>{@code
- * try (EchoPipeline echo = EchoPipeline.create(config)) {          // starts the Heartbeat worker, if any
+ * try (EchoPipeline echo = EchoPipeline.create(config, workers.next())) { // starts the Heartbeat worker
  *     new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
  *             .childHandler(echo.initializer()).bind(new LocalAddress("echo"));
  *     ...
@@ -40,12 +41,18 @@ public final class EchoPipeline implements AutoCloseable {
     private final HeartbeatMonitor monitor; // null unless the idle impl is heartbeat
     private final ChannelInitializer<Channel> initializer;
 
-    private EchoPipeline(ServerConfig config) {
+    private EchoPipeline(ServerConfig config, EventExecutor host) {
         this.config = config;
         if (config.idleImpl() == ServerConfig.IdleImpl.HEARTBEAT) {
             HeartbeatMonitor.Builder b = HeartbeatMonitor.builder();
             if (config.tick() != null) {
                 b.tick(config.tick());
+            }
+            if (config.workerHost() == ServerConfig.WorkerHost.LOOP) {
+                if (host == null) {
+                    throw new IllegalArgumentException("worker-host=loop needs an event loop to host the cycles");
+                }
+                b.hostedBy(host);
             }
             this.monitor = b.build().startWorker();
         } else {
@@ -54,9 +61,15 @@ public final class EchoPipeline implements AutoCloseable {
         this.initializer = newInitializer();
     }
 
-    /** The pipeline for these settings; with the heartbeat idle impl this starts a monitor and its worker. */
-    public static EchoPipeline create(ServerConfig config) {
-        return new EchoPipeline(config);
+    /**
+     * The pipeline for these settings; with the heartbeat idle impl this starts a monitor and its worker,
+     * whose cycles run on {@code host} if the settings say {@code worker-host=loop}.
+     *
+     * @param host one of the server's event loops; may be null only with {@code worker-host=thread}
+     * @throws IllegalArgumentException if the settings ask for a host loop and none is given
+     */
+    public static EchoPipeline create(ServerConfig config, EventExecutor host) {
+        return new EchoPipeline(config, host);
     }
 
     /** The child handler of a {@code ServerBootstrap}: sets up each accepted channel's pipeline. */

@@ -29,6 +29,19 @@ public final class ServerConfig {
         }
     }
 
+    /** Where Heartbeat's worker runs its cycles. */
+    public enum WorkerHost {
+        /** On one of the server's event loops; the worker's own thread only watches it. */
+        LOOP,
+        /** On the worker's own thread. */
+        THREAD;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     /** What happens to idle connections. */
     public enum Policy {
         /** Close a connection that sent nothing for the idle timeout. */
@@ -88,6 +101,7 @@ public final class ServerConfig {
     private final int metricsPort;
     private final int workerThreads;
     private final Duration tick;
+    private final WorkerHost workerHost;
 
     private ServerConfig(Builder b) {
         this.host = b.host;
@@ -104,6 +118,7 @@ public final class ServerConfig {
         this.metricsPort = b.metricsPort;
         this.workerThreads = b.workerThreads;
         this.tick = b.tick;
+        this.workerHost = b.workerHost;
     }
 
     /** A builder with every default. */
@@ -170,6 +185,11 @@ public final class ServerConfig {
         return workerThreads;
     }
 
+    /** Where Heartbeat's worker runs its cycles. */
+    public WorkerHost workerHost() {
+        return workerHost;
+    }
+
     /** The Heartbeat wheel tick, or null for the library's default. */
     public Duration tick() {
         return tick;
@@ -192,7 +212,8 @@ public final class ServerConfig {
     public String toString() {
         return "ServerConfig[" + host + ":" + port + ", transport=" + transport + ", idle-impl=" + idleImpl + ", "
                 + idleSummary() + ", max-line=" + maxLine + ", metrics=" + (metricsEnabled ? metricsPort : "off")
-                + ", worker-threads=" + workerThreads + ", tick=" + (tick == null ? "default" : tick) + "]";
+                + ", worker-threads=" + workerThreads + ", tick=" + (tick == null ? "default" : tick) + ", worker-host="
+                + workerHost + "]";
     }
 
     /** Builds a {@link ServerConfig}; every setting has a default. */
@@ -211,6 +232,7 @@ public final class ServerConfig {
         private int metricsPort = DEFAULT_METRICS_PORT;
         private int workerThreads = Runtime.getRuntime().availableProcessors();
         private Duration tick;
+        private WorkerHost workerHost = WorkerHost.LOOP;
 
         private Builder() {
         }
@@ -283,6 +305,11 @@ public final class ServerConfig {
 
         public Builder workerThreads(int workerThreads) {
             this.workerThreads = workerThreads;
+            return this;
+        }
+
+        public Builder workerHost(WorkerHost workerHost) {
+            this.workerHost = Objects.requireNonNull(workerHost, "workerHost");
             return this;
         }
 

@@ -19,6 +19,10 @@ package dev.heartbeat.core;
  * @param worstLatenessNanos the largest delay seen between a deadline and its handler call
  * @param wakeups times the worker woke from a park
  * @param cycles duty cycles run
+ * @param hostedNanos time spent in cycles run on a {@link CycleHost} (wall time of
+ *     {@link TimerWorker#runHosted()}: the host thread's CPU for them); 0 for a worker on its own thread
+ * @param hostTakeovers times the worker's own thread ran cycles because its host had not run a
+ *     planned cycle within the watchdog period
  */
 public record TimerStats(
         long entries,
@@ -32,5 +36,7 @@ public record TimerStats(
         long callbackFailures,
         long worstLatenessNanos,
         long wakeups,
-        long cycles) {
+        long cycles,
+        long hostedNanos,
+        long hostTakeovers) {
 }

@@ -74,6 +74,15 @@ import org.slf4j.LoggerFactory;
  * it: it is applied at the next wake-up, at most a second later. Entries may ask for timer slack
  * ({@link TimerEntry#coalesce}) so that nearby deadlines share one wake-up.
  *
+ * <p>Hosted mode ({@link #startHosted}): the same cycles run on a {@link CycleHost}, a thread that
+ * is awake anyway (a Netty event loop), which calls {@link #runHosted()}; the worker asks it, instead
+ * of its own thread, to run at the wheel's next work ({@link CycleHost#plan}) or sooner for an earlier
+ * request ({@link CycleHost#wake}, under the same {@code parked} handshake as an unpark). The worker's
+ * own thread becomes a watchdog: it wakes once per watchdog period and, if the host has not run a
+ * cycle it was asked for within a period (a blocked or shut-down event loop), runs the cycles itself
+ * until the host runs one again. One thread at a time drives the wheel (a CAS on the driver), so the
+ * two hand it over with a happens-before edge, as {@link #doWork()} callers do.
+ *
  * @param <E> the entry type
  */
 public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
@@ -96,6 +105,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     private static final VarHandle LIFECYCLE;
     private static final VarHandle PARKED;
     private static final VarHandle DRIVER;
+    private static final VarHandle HOSTED_RUNS;
 
     static {
         try {
@@ -103,6 +113,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             LIFECYCLE = lookup.findVarHandle(TimerWorker.class, "lifecycle", int.class);
             PARKED = lookup.findVarHandle(TimerWorker.class, "parked", boolean.class);
             DRIVER = lookup.findVarHandle(TimerWorker.class, "driver", Thread.class);
+            HOSTED_RUNS = lookup.findVarHandle(TimerWorker.class, "hostedRuns", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -134,6 +145,19 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     /** The thread inside {@link #doWork} now, or null: CAS, so two threads never drive at once. */
     @SuppressWarnings("unused") // accessed through DRIVER
     private volatile Thread driver;
+    /**
+     * The host of a worker started with {@link #startHosted}, else null. Written before the thread
+     * starts and before any request can see {@code parked} set; read by requesters that wake it.
+     */
+    private volatile CycleHost host;
+    /**
+     * Hosted cycles completed: written by the driving host thread (release), read by the watchdog
+     * (acquire) through {@link #HOSTED_RUNS}.
+     */
+    @SuppressWarnings("unused") // accessed through HOSTED_RUNS
+    private long hostedRuns;
+    /** How often the watchdog checks on the host; written before the thread starts. */
+    private long watchdogNanos;
 
     // ---- Owned by the thread running the duty cycle (the worker thread, or the doWork caller). ----
     /**
@@ -185,6 +209,108 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     /**
+     * Starts the worker in hosted mode: its cycles run on {@code host} (which calls
+     * {@link #runHosted()} when the worker asks it to, see {@link CycleHost}), and the worker's own
+     * thread only checks, once per {@code watchdog} period, that the host runs the cycles it was asked
+     * for. If the host has not run a cycle within a period after the cycle was due (the host is
+     * blocked, or can no longer run tasks), the worker's thread runs them itself, waking at least once
+     * a period, until the host runs one again: expiries are then late by up to about a period, and
+     * requests made meanwhile wait up to a period.
+     *
+     * @param host where the cycles run
+     * @param watchdog the watchdog period, in [1 ms, 1 min]
+     * @throws IllegalStateException if the worker was started or closed
+     * @throws IllegalArgumentException if the watchdog period is out of range
+     */
+    public void startHosted(CycleHost host, Duration watchdog) {
+        Objects.requireNonNull(host, "host");
+        long period = checkWatchdog(watchdog);
+        if (!LIFECYCLE.compareAndSet(this, NEW, RUNNING)) {
+            throw new IllegalStateException("worker '" + threadName + "' cannot start: it is "
+                    + lifecycleName((int) LIFECYCLE.getVolatile(this)));
+        }
+        this.watchdogNanos = period;
+        this.host = host;
+        thread.start();
+        host.wake(); // the first cycle: there may be requests already
+    }
+
+    /**
+     * Checks a watchdog period for {@link #startHosted}.
+     *
+     * @return the period in nanoseconds
+     * @throws IllegalArgumentException if not in [1 ms, 1 min]
+     */
+    public static long checkWatchdog(Duration watchdog) {
+        Objects.requireNonNull(watchdog, "watchdog");
+        if (watchdog.compareTo(Duration.ofMillis(1)) < 0 || watchdog.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new IllegalArgumentException("watchdog period must be in [1ms, 1min]: " + watchdog);
+        }
+        return watchdog.toNanos();
+    }
+
+    /**
+     * Runs one duty cycle on the calling thread, for the {@link CycleHost} of a worker started with
+     * {@link #startHosted}, then asks the host for the next one ({@link CycleHost#plan}). Call it
+     * only from the host, when the worker asked for it; a call while the worker's own thread is
+     * running a cycle (after a take-over) asks the host to try again one tick later. Does nothing
+     * once the worker is closed.
+     *
+     * @throws IllegalStateException if the worker was not started with {@link #startHosted}
+     */
+    public void runHosted() {
+        CycleHost h = host;
+        if (h == null) {
+            throw new IllegalStateException("runHosted() is for a worker started with startHosted(): '"
+                    + threadName + "' is " + lifecycleName(lifecycle) + " without a host");
+        }
+        if (lifecycle != RUNNING) {
+            return;
+        }
+        Thread self = Thread.currentThread();
+        if (!DRIVER.compareAndSet(this, null, self)) {
+            h.plan(wheel.tickNanos()); // the watchdog thread is in a cycle: hand back soon
+            return;
+        }
+        long began = System.nanoTime();
+        try {
+            if (lifecycle != RUNNING) {
+                return; // closed meanwhile: the watchdog cleared the wheel before we got it
+            }
+            cycleThread = self;
+            counters.wakeup();
+            long now = ticker.nanoTime();
+            cycle(now);
+            planNext(h, now);
+            HOSTED_RUNS.setRelease(this, (long) HOSTED_RUNS.get(this) + 1); // one writer at a time: the driver
+        } finally {
+            cycleThread = null;
+            counters.hosted(System.nanoTime() - began);
+            driver = null;
+        }
+    }
+
+    /** Host, at the end of a hosted cycle: publishes when the host runs next and asks it to. */
+    private void planNext(CycleHost h, long cycleStart) {
+        if (!requests.isEmpty() || wheel.hasDue()) {
+            h.plan(0); // more is waiting; parked stays false, so requests do not wake the host again
+            return;
+        }
+        long delay = wheel.isEmpty() ? FOREVER : Math.min(wheel.nanosToNextWork(), MAX_SLEEP_NANOS);
+        wakeAt = cycleStart + delay;
+        parked = true; // volatile: ordered after wakeAt and before the re-check below (Dekker with schedule)
+        if (!requests.isEmpty()) {
+            if (PARKED.compareAndSet(this, true, false)) {
+                h.plan(0);
+            } // else a requester cleared it and called wake()
+            return;
+        }
+        if (delay != FOREVER) {
+            h.plan(Math.max(0, delay - (ticker.nanoTime() - cycleStart)));
+        }
+    }
+
+    /**
      * Asks the worker to arm {@code entry} for {@code deadline} (in the ticker's time base), or to move
      * it there if it is armed. Never blocks; allocates nothing. Any thread, with one rule: requests
      * for the same entry come from one thread at a time (its owner, such as a channel's event loop);
@@ -211,7 +337,12 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         // Wake a parked worker only if it would otherwise wake too late for this deadline: a request
         // for later waits in the queue until the worker's next wake-up, at most MAX_SLEEP_NANOS away.
         if (parked && deadline - wakeAt < 0 && PARKED.compareAndSet(this, true, false)) {
-            LockSupport.unpark(thread);
+            CycleHost h = host;
+            if (h == null) {
+                LockSupport.unpark(thread);
+            } else {
+                h.wake();
+            }
         }
         return true;
     }
@@ -366,6 +497,18 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     private void run() {
+        CycleHost h = host;
+        if (h != null) {
+            try {
+                watch();
+            } catch (Throwable t) {
+                LOG.error("{}: watchdog loop failed; the watchdog stops", threadName, t);
+                throw t;
+            } finally {
+                closeHosted();
+            }
+            return;
+        }
         cycleThread = Thread.currentThread();
         try {
             while (lifecycle == RUNNING) {
@@ -383,6 +526,86 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             wheel.clear();
             counters.publish(0, 0);
             lifecycle = CLOSED;
+        }
+    }
+
+    /**
+     * The watchdog of a hosted worker: wakes once a period; if no hosted cycle finished in the last
+     * period although one was due (asked for, or planned more than a period ago), runs the cycles
+     * itself until the host runs one again.
+     */
+    private void watch() {
+        long seen = hostedRuns();
+        while (lifecycle == RUNNING) {
+            LockSupport.parkNanos(this, watchdogNanos);
+            if (lifecycle != RUNNING) {
+                return;
+            }
+            long runs = hostedRuns();
+            if (runs == seen && (!parked || ticker.nanoTime() - wakeAt > watchdogNanos)) {
+                takeOver(runs);
+            }
+            seen = hostedRuns();
+        }
+    }
+
+    private long hostedRuns() {
+        return (long) HOSTED_RUNS.getAcquire(this);
+    }
+
+    /** Watchdog: runs the cycles while the host runs none, waking at least once a period. */
+    private void takeOver(long runs) {
+        boolean first = true;
+        while (lifecycle == RUNNING && hostedRuns() == runs) {
+            Thread self = Thread.currentThread();
+            if (!DRIVER.compareAndSet(this, null, self)) {
+                return; // the host is in a cycle: it is alive
+            }
+            long delay;
+            try {
+                cycleThread = self;
+                if (first) {
+                    first = false;
+                    counters.takeover();
+                    logTakeover();
+                }
+                counters.wakeup();
+                long now = ticker.nanoTime();
+                cycle(now);
+                delay = !requests.isEmpty() || wheel.hasDue() ? 0
+                        : wheel.isEmpty() ? watchdogNanos : Math.min(wheel.nanosToNextWork(), watchdogNanos);
+            } finally {
+                cycleThread = null;
+                driver = null;
+            }
+            if (delay > 0) {
+                LockSupport.parkNanos(this, delay);
+            }
+        }
+    }
+
+    /** Driver only (counts as a failure log for the rate limit). */
+    private void logTakeover() {
+        long now = System.nanoTime();
+        if (now - lastFailureLog >= LOG_INTERVAL_NANOS) {
+            lastFailureLog = now;
+            LOG.warn("{}: its host did not run a due cycle for more than {} ms; the worker's own thread runs"
+                    + " the cycles until the host runs one again", threadName, watchdogNanos / 1_000_000);
+        }
+    }
+
+    /** The watchdog thread, ending: takes the wheel from the host (waiting out a running cycle) and clears it. */
+    private void closeHosted() {
+        Thread self = Thread.currentThread();
+        while (!DRIVER.compareAndSet(this, null, self)) {
+            LockSupport.parkNanos(this, 10_000); // a host cycle is running: bounded by its per-cycle limits
+        }
+        try {
+            wheel.clear();
+            counters.publish(0, 0);
+            lifecycle = CLOSED;
+        } finally {
+            driver = null;
         }
     }
 
@@ -443,8 +666,8 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             return true;
         }
         LockSupport.unpark(thread);
-        if (Thread.currentThread() == thread) {
-            return false;
+        if (Thread.currentThread() == thread || Thread.currentThread() == (Thread) DRIVER.getVolatile(this)) {
+            return false; // called from inside a cycle: the thread ends once that cycle ends
         }
         try {
             thread.join(Math.max(1, timeout.toMillis()));

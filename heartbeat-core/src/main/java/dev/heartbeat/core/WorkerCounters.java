@@ -27,12 +27,14 @@ final class WorkerCounters {
     private static final int WORST_LATENESS = 7;
     private static final int WAKEUPS = 8;
     private static final int ENTRIES = 9;
+    private static final int HOSTED_NANOS = 10;
+    private static final int TAKEOVERS = 11;
     // Keep the counters, which the worker writes every cycle and other threads read, off the cache
     // lines of anything else: 16 longs = 128 bytes on each side, two 64-byte lines, because x86 CPUs
     // prefetch cache lines in adjacent pairs.
     private static final int PAD = 16;
 
-    private final long[] counts = new long[PAD + ENTRIES + 1 + PAD];
+    private final long[] counts = new long[PAD + TAKEOVERS + 1 + PAD];
     private final AtomicLong rejected = new AtomicLong();
 
     private void add(int counter, long delta) {
@@ -75,6 +77,14 @@ final class WorkerCounters {
         add(WAKEUPS, 1);
     }
 
+    void hosted(long nanos) {
+        add(HOSTED_NANOS, nanos);
+    }
+
+    void takeover() {
+        add(TAKEOVERS, 1);
+    }
+
     void publish(int requestsApplied, int entries) {
         if (requestsApplied != 0) {
             add(REQUESTS, requestsApplied);
@@ -89,6 +99,6 @@ final class WorkerCounters {
     TimerStats snapshot(int queueDepth) {
         return new TimerStats(get(ENTRIES), get(SCHEDULED), get(CANCELLED), get(EXPIRED), get(REARMED),
                 get(REQUESTS), queueDepth, rejected.get(), get(FAILURES), get(WORST_LATENESS), get(WAKEUPS),
-                get(CYCLES));
+                get(CYCLES), get(HOSTED_NANOS), get(TAKEOVERS));
     }
 }

@@ -17,7 +17,10 @@
  * <li><b>The monitor's worker</b> owns the wheel. When a channel's entry comes due it judges
  *     idleness from the stamps (opaque loads), moves the same entry to its next check (the lazy
  *     re-arm: activity never sends a message), and decides actions, tagged with the configuration
- *     serial they were judged under.</li>
+ *     serial they were judged under. Its cycles run on its own thread by default, or on an event
+ *     loop that hosts them ({@link dev.heartbeat.netty.HeartbeatMonitor.Builder#hostedBy}), the
+ *     worker's thread then only watching that the loop runs them; either way one thread at a time
+ *     owns the wheel.</li>
  * <li><b>Any thread</b> may call {@code reconfigure}, {@code resetReadTimeout} and
  *     {@code resetWriteTimeout}; they run on the handler's executor.</li>
  * </ul>

@@ -362,13 +362,29 @@ class LoopbackSocketTest {
     @EnumSource(Transport.class)
     @Timeout(value = 100, unit = TimeUnit.SECONDS)
     void closesSilentPeersAndKeepsLivelyOnes(Transport transport) throws Exception {
+        run(transport, false);
+    }
+
+    /** The same with the monitor's cycles hosted by one of the server's event loops. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Transport.class)
+    @Timeout(value = 100, unit = TimeUnit.SECONDS)
+    void closesSilentPeersAndKeepsLivelyOnesWhenHostedByAnEventLoop(Transport transport) throws Exception {
+        run(transport, true);
+        assertTrue(monitor.stats().timer().hostedNanos() > 0, "the cycles ran on the host loop");
+        System.out.printf("%s, hosted: %d cycles, %d host take-overs by the watchdog%n", transport,
+                monitor.stats().timer().cycles(), monitor.stats().timer().hostTakeovers());
+    }
+
+    private void run(Transport transport, boolean hosted) throws Exception {
         assumeTrue(transport.isAvailable(), transport::unavailability);
         long testStart = System.nanoTime();
-        monitor = HeartbeatMonitor.start();
         EventLoopGroup clientGroup = transport.group(2, "loopback-client-" + transport);
         EventLoopGroup boss = transport.group(1, "loopback-boss-" + transport);
         EventLoopGroup workers = transport.group(2, "loopback-server-" + transport);
         groups.addAll(List.of(clientGroup, workers, boss));
+        monitor = hosted ? HeartbeatMonitor.builder().hostedBy(workers.next()).build().startWorker()
+                : HeartbeatMonitor.start();
 
         Queue<Accepted> accepted = new ConcurrentLinkedQueue<>();
         LineCounter lines = new LineCounter();

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import dev.heartbeat.demo.DurationConverter;
+import dev.heartbeat.demo.ServerConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -205,6 +206,12 @@ public final class LoadTest implements Callable<Integer> {
             description = "Heartbeat's wheel tick, given to the servers. Default: the library's (2^20 ns, about 1ms).")
     Duration tick;
 
+    @Option(names = "--worker-host", paramLabel = "loop|thread", defaultValue = "loop",
+            description = "Where Heartbeat's worker runs its cycles in the servers (the demo server's --worker-host): "
+                    + "loop (on one of the server's event loops, the worker's own thread only watching) or thread "
+                    + "(its own thread). Default: ${DEFAULT-VALUE}.")
+    ServerConfig.WorkerHost workerHost;
+
     @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
             description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
                     + "give the servers' --policy and timeouts here too).")
@@ -285,6 +292,7 @@ public final class LoadTest implements Callable<Integer> {
                 .durationNanos(duration.toNanos())
                 .seed(seed)
                 .tickNanos(tick == null ? 0 : tick.toNanos())
+                .workerHost(workerHost)
                 .build();
     }
 

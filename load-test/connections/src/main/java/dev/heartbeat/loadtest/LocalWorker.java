@@ -74,7 +74,8 @@ public final class LocalWorker {
                 .maxMissedPings(s.maxMissedPings)
                 .metricsDisabled()
                 .port(0)
-                .workerThreads(serverThreads);
+                .workerThreads(serverThreads)
+                .workerHost(s.workerHost);
         if (s.tickNanos > 0) {
             b.tick(Duration.ofNanos(s.tickNanos));
         }
@@ -83,9 +84,10 @@ public final class LocalWorker {
 
     private static void run(Spec spec, ParentLink link) throws Exception {
         Scenario scenario = spec.scenario().scenario();
-        EchoPipeline echo = EchoPipeline.create(serverConfig(scenario, spec.impl(), spec.serverThreads()));
         EventLoopGroup boss = newGroup(1, "server-boss");
         EventLoopGroup workers = newGroup(spec.serverThreads(), "server-loop");
+        EchoPipeline echo = EchoPipeline.create(serverConfig(scenario, spec.impl(), spec.serverThreads()),
+                workers.next());
         EventLoopGroup clients = newGroup(spec.clientThreads(), "client-loop");
         LocalAddress address = new LocalAddress("load-test-" + ProcessHandle.current().pid());
         try {
@@ -97,10 +99,10 @@ public final class LocalWorker {
             driver.closeAll(TimeUnit.SECONDS.toNanos(10));
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         } finally {
+            echo.close(Duration.ofSeconds(2)); // first: its worker's host loop is one of the workers
             clients.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            echo.close(Duration.ofSeconds(2));
         }
     }
 

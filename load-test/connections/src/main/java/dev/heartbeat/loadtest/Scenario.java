@@ -10,9 +10,11 @@ import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.DurationConverter;
+import dev.heartbeat.demo.ServerConfig;
 
 /**
  * What every connection of one run does and when the server is due to act: the settings the
@@ -72,6 +74,8 @@ final class Scenario {
     final long seed;
     /** Heartbeat's wheel tick as the servers were given it, or 0 for the default. */
     final long tickNanos;
+    /** Where Heartbeat's worker runs its cycles in the servers. */
+    final ServerConfig.WorkerHost workerHost;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -85,6 +89,7 @@ final class Scenario {
         this.durationNanos = b.durationNanos;
         this.seed = b.seed;
         this.tickNanos = b.tickNanos;
+        this.workerHost = b.workerHost;
     }
 
     static Builder builder() {
@@ -157,7 +162,7 @@ final class Scenario {
     String[] serverFlags() {
         String[] common = {"--policy", policy.toString(), "--idle-timeout", nanos(idleTimeoutNanos),
             "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos),
-            "--max-missed-pings", Integer.toString(maxMissedPings)};
+            "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host", workerHost.toString()};
         if (tickNanos <= 0) {
             return common;
         }
@@ -185,20 +190,23 @@ final class Scenario {
 
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
-            long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs) {
+            long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
+            String workerHost) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
             return builder().connections(connections).mix(Mix.parse(mix))
                     .policy(Policy.valueOf(policy.toUpperCase(Locale.ROOT))).idleTimeoutNanos(idleTimeoutNs)
                     .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
-                    .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs).build();
+                    .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
+                    .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
-                pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos);
+                pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
+                workerHost.toString());
     }
 
     /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
@@ -224,6 +232,7 @@ final class Scenario {
         private long durationNanos = TimeUnit.SECONDS.toNanos(100);
         private long seed = 1;
         private long tickNanos;
+        private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
 
         Builder connections(int n) {
             this.connections = n;
@@ -277,6 +286,11 @@ final class Scenario {
 
         Builder tickNanos(long n) {
             this.tickNanos = n;
+            return this;
+        }
+
+        Builder workerHost(ServerConfig.WorkerHost host) {
+            this.workerHost = Objects.requireNonNull(host, "workerHost");
             return this;
         }
 

@@ -44,6 +44,11 @@ class InProcessRunTest {
     }
 
     @SuppressWarnings("deprecation") // DefaultEventLoopGroup, deprecated in Netty 4.2 only
+    private static EventLoopGroup newHost() {
+        return new DefaultEventLoopGroup(1);
+    }
+
+    @SuppressWarnings("deprecation") // DefaultEventLoopGroup, deprecated in Netty 4.2 only
     private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler)
             throws Exception {
         EventLoopGroup boss = new DefaultEventLoopGroup(1);
@@ -90,15 +95,19 @@ class InProcessRunTest {
     @Test
     void heartbeatClosesEverySilentAndDyingConnectionOnTime() throws Exception {
         Scenario s = scenario();
-        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.HEARTBEAT, 2))) {
+        EventLoopGroup host = newHost();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.HEARTBEAT, 2), host.next())) {
             assertCorrect(s, run(s, Scenario.HEARTBEAT, echo.initializer()));
+            assertTrue(echo.monitor().stats().timer().hostedNanos() > 0, "the worker's cycles ran on the host loop");
+        } finally {
+            host.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
     }
 
     @Test
     void idleStateHandlerClosesEverySilentAndDyingConnectionOnTime() throws Exception {
         Scenario s = scenario();
-        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NETTY, 2))) {
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NETTY, 2), null)) {
             assertCorrect(s, run(s, Scenario.NETTY, echo.initializer()));
         }
     }
@@ -123,7 +132,7 @@ class InProcessRunTest {
     @Test
     void aServerThatNeverClosesLeavesEverySilentAndDyingConnectionOpen() throws Exception {
         Scenario s = scenario();
-        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NONE, 2))) {
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.NONE, 2), null)) {
             ClientResult r = run(s, Scenario.HEARTBEAT, echo.initializer()); // judged as if idle handling ran
             Map<Role, Integer> counts = s.mix.counts(s.connections);
             assertEquals(counts.get(Role.SILENT) + counts.get(Role.DYING), r.leftOpen);
