@@ -72,6 +72,14 @@ final class HeartbeatHandler extends TimerEntry
     private static final int ALL_WAS_IDLE = 1 << 2;
     private static final int AWAITING_ANSWER = 1 << 3;
     private static final int STALL_GRACE = 1 << 4;
+    /**
+     * The next check waits for a ping's answer (ping policy): it gets a finer coalescing window (see
+     * {@link #coalesce}). Set by the judgement, read by the re-arm right after it.
+     */
+    private static final int ANSWER_PHASE = 1 << 5;
+    /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last: these three bits. */
+    private static final int SCHEDULED_SHIFT = 6;
+    private static final int SCHEDULED_BITS = 7 << SCHEDULED_SHIFT;
     /** Unanswered pings are counted in the judgement word's upper half. */
     private static final int MISSED_PING = 1 << 16;
     private static final int FLAGS = MISSED_PING - 1;
@@ -84,8 +92,7 @@ final class HeartbeatHandler extends TimerEntry
     private static final VarHandle LAST_READ;
     private static final VarHandle LAST_WRITE;
     private static final VarHandle READING;
-    private static final VarHandle PING_WRITTEN;
-    private static final VarHandle PING_ON_WIRE;
+    private static final VarHandle SIDE;
     private static final VarHandle CONFIG;
     private static final VarHandle CONFIG_SERIAL;
     private static final VarHandle ACTIONS;
@@ -96,8 +103,7 @@ final class HeartbeatHandler extends TimerEntry
             LAST_READ = lookup.findVarHandle(HeartbeatHandler.class, "lastRead", long.class);
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
             READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
-            PING_WRITTEN = lookup.findVarHandle(HeartbeatHandler.class, "pingWritten", long.class);
-            PING_ON_WIRE = lookup.findVarHandle(HeartbeatHandler.class, "pingOnWire", boolean.class);
+            SIDE = lookup.findVarHandle(HeartbeatHandler.class, "side", Object.class);
             CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
             CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
@@ -124,26 +130,25 @@ final class HeartbeatHandler extends TimerEntry
     /** Ticker time the latest write completed. */
     @SuppressWarnings("unused") // accessed through LAST_WRITE
     private long lastWrite;
-    /** Ticker time the event loop last wrote a ping; meaningful only while {@link #pingOnWire}. */
-    @SuppressWarnings("unused") // accessed through PING_WRITTEN
-    private long pingWritten;
     /**
-     * The event loop wrote the ping the worker decided last, and its write has not failed: set by the
-     * event loop when it writes a ping, cleared by the worker when it decides one and by the event loop
-     * when the write fails. Opaque. No ticker value doubles as "no ping": every ticker value is valid.
+     * The state only some configurations need, allocated by the first configuration that needs it:
+     * an {@link OutputObserver} (observeOutput; event loop only) or a {@link PingState} (ping policy;
+     * event loop and worker). A configuration that needs neither keeps what is there; one that needs
+     * the other kind replaces it. Opaque: the event loop stores a PingState before it publishes the
+     * ping configuration that needs it (a release store of {@link #config}, or the schedule request),
+     * so a worker that judges that configuration finds it. Null until then.
      */
-    @SuppressWarnings("unused") // accessed through PING_ON_WIRE
-    private boolean pingOnWire;
+    @SuppressWarnings("unused") // accessed through SIDE
+    private Object side;
     /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     @SuppressWarnings("unused") // accessed through READING
     private boolean reading;
 
-    // ---- Written by the event loop only. ctx and output are set before the schedule request that
-    // publishes them to the worker, which then reads them (plain); the rest the worker never reads. ----
+    // ---- Written by the event loop only. ctx is set before the schedule request that publishes it
+    // to the worker, which then reads it (plain); the rest the worker never reads. ----
     ChannelHandlerContext ctx;
     private byte lifecycle;
     private boolean voidWriteUnstamped;
-    private OutputObserver output;
 
     // ---- Worker only. ----
     /**
@@ -159,14 +164,8 @@ final class HeartbeatHandler extends TimerEntry
      */
     private long nextWriterCheck;
     private long nextAllCheck;
+    /** The judgement flags (READER_WAS_IDLE ... ANSWER_PHASE), the scheduled order, the missed pings. */
     private int judgement;
-    /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last. */
-    private byte scheduleOrder;
-    /**
-     * The next check waits for a ping's answer (ping policy): it gets a finer coalescing window (see
-     * {@link #coalesce}). Set by the judgement, read by the re-arm right after it.
-     */
-    private boolean answerPhase;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
@@ -232,7 +231,9 @@ final class HeartbeatHandler extends TimerEntry
         LAST_READ.setOpaque(this, now);
         LAST_WRITE.setOpaque(this, now);
         if (cfg.observeOutput) {
-            output = new OutputObserver(ctx.channel(), now);
+            SIDE.setOpaque(this, new OutputObserver(ctx.channel(), now));
+        } else if (cfg.policy == HeartbeatConfig.Policy.PING) {
+            SIDE.setOpaque(this, new PingState()); // before the schedule request publishes it
         }
         monitor.channelOpened();
         if (cfg.tracksAnything() && !monitor.worker.schedule(this, now + cfg.shortestNanos)) {
@@ -258,16 +259,20 @@ final class HeartbeatHandler extends TimerEntry
         // request below is made before the serial is even again, so the first expiry under the new
         // serial is the one that request arms (see configToJudge and prepare).
         CONFIG_SERIAL.setOpaque(this, serial + 1);
+        if (lifecycle == ACTIVE && cfg.policy == HeartbeatConfig.Policy.PING && pingState() == null) {
+            SIDE.setOpaque(this, new PingState()); // before the release store that publishes cfg
+        }
         CONFIG.setRelease(this, cfg);
         if (lifecycle == ACTIVE) {
             long now = monitor.ticker.nanoTime();
             LAST_READ.setOpaque(this, now);
             LAST_WRITE.setOpaque(this, now);
             if (cfg.observeOutput) {
+                OutputObserver output = output();
                 if (output == null) {
-                    output = new OutputObserver(ctx.channel(), now);
+                    SIDE.setOpaque(this, new OutputObserver(ctx.channel(), now));
                 } else {
-                    output.snapshot(now); // as a new IdleStateHandler would, from the buffer as it is now
+                    output.snapshot(ctx.channel(), now); // as a new IdleStateHandler would: the buffer as it is now
                 }
             }
             if (!cfg.tracksAnything()) {
@@ -277,6 +282,25 @@ final class HeartbeatHandler extends TimerEntry
             }
         }
         CONFIG_SERIAL.setRelease(this, serial + 2);
+    }
+
+    /** The side object, or null: for the layout test. */
+    Object side() {
+        return SIDE.getOpaque(this);
+    }
+
+    /** Event loop: the output observer, if the side object is one. */
+    private OutputObserver output() {
+        return SIDE.getOpaque(this) instanceof OutputObserver o ? o : null;
+    }
+
+    /**
+     * Event loop or worker: the ping state, if the side object is one. Under a ping configuration it
+     * is, except to a worker still judging a ping configuration the event loop is switching away
+     * from (to one that observes output): that verdict is stale, and dropped on the event loop.
+     */
+    private PingState pingState() {
+        return SIDE.getOpaque(this) instanceof PingState p ? p : null;
     }
 
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
@@ -392,13 +416,11 @@ final class HeartbeatHandler extends TimerEntry
      */
     private void prepare(HeartbeatConfig cfg, int serial) {
         judgedSerial = serial;
-        judgement = 0;
-        answerPhase = false;
+        judgement = CheckOrder.INITIAL << SCHEDULED_SHIFT; // and no flags, no missed pings
         long start = requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
         nextAllCheck = start + cfg.allIdleNanos;
-        scheduleOrder = CheckOrder.INITIAL;
     }
 
     private long judgeIdle(HeartbeatConfig cfg, long now) {
@@ -431,8 +453,9 @@ final class HeartbeatHandler extends TimerEntry
         }
         if (due != 0) {
             // The checks are independent here; the order matters on the event loop (see CheckOrder).
-            int run = CheckOrder.runOrder(scheduleOrder, due, readerAt, writerAt, allAt);
-            scheduleOrder = (byte) CheckOrder.afterRun(scheduleOrder, run, due);
+            int scheduled = (judgement & SCHEDULED_BITS) >>> SCHEDULED_SHIFT;
+            int run = CheckOrder.runOrder(scheduled, due, readerAt, writerAt, allAt);
+            judgement = (judgement & ~SCHEDULED_BITS) | (CheckOrder.afterRun(scheduled, run, due) << SCHEDULED_SHIFT);
             monitor.verdict |= run << ORDER_SHIFT;
         }
         long next = 0;
@@ -474,7 +497,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /**
      * The ping policy. A miss is counted only for a ping the event loop has really written (see
-     * {@link #pingOnWire}), and only once the timeout has passed since that write: a lagging event
+     * {@link PingState#onWire}), and only once the timeout has passed since that write: a lagging event
      * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
      * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
      * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is
@@ -483,15 +506,18 @@ final class HeartbeatHandler extends TimerEntry
     private long judgePing(HeartbeatConfig cfg, long now) {
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
-        judgement &= ~STALL_GRACE;
-        answerPhase = true; // until the ping is answered: the interval returns below clear it
+        judgement = (judgement & ~STALL_GRACE) | ANSWER_PHASE; // until answered: the interval returns clear it
         long poll = Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos);
+        PingState ping = pingState();
+        if (ping == null) {
+            return now + poll; // a reconfiguration away from ping is under way (see pingState): its request decides
+        }
         if ((judgement & AWAITING_ANSWER) != 0) {
             if (busy || read - pingSentAt() >= 0) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
                 judgement &= FLAGS & ~AWAITING_ANSWER;
-            } else if (!(boolean) PING_ON_WIRE.getOpaque(this)) {
+            } else if (!ping.onWire()) {
                 // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
                 long giveUp = pingSentAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
@@ -499,7 +525,7 @@ final class HeartbeatHandler extends TimerEntry
                 }
                 judgement &= ~AWAITING_ANSWER;
             } else {
-                long answerDue = (long) PING_WRITTEN.getOpaque(this) + cfg.pingTimeoutNanos;
+                long answerDue = ping.written() + cfg.pingTimeoutNanos;
                 if (now - answerDue < 0) {
                     return earliest(answerDue, now + poll);
                 }
@@ -508,28 +534,28 @@ final class HeartbeatHandler extends TimerEntry
                     monitor.verdict |= PING_TIMEOUT;
                     return now + cfg.pingTimeoutNanos; // the close is on its way; look again if it is vetoed
                 }
-                return decidePing(RESEND_PING, now, poll);
+                return decidePing(ping, RESEND_PING, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
         if (busy && !cfg.pingWhenWriterIdle) {
-            answerPhase = false;
+            judgement &= ~ANSWER_PHASE;
             return now + cfg.pingIntervalNanos;
         }
         long due = base + cfg.pingIntervalNanos + jitterNanos(cfg);
         if (now - due < 0) {
-            answerPhase = false;
+            judgement &= ~ANSWER_PHASE;
             return due;
         }
         judgement |= AWAITING_ANSWER;
-        return decidePing(SEND_PING, now, poll);
+        return decidePing(ping, SEND_PING, now, poll);
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
-    private long decidePing(int kind, long now, long poll) {
+    private long decidePing(PingState ping, int kind, long now, long poll) {
         monitor.verdict |= kind;
         pingSentAt(now);
-        PING_ON_WIRE.setOpaque(this, false); // before the hand-off, which orders it before the event loop's write
+        ping.decided(); // before the hand-off, which orders it before the event loop's write
         return now + poll;
     }
 
@@ -587,7 +613,7 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     protected long coalesce(long deadline) {
         long window = monitor.coalescingWindow((HeartbeatConfig) CONFIG.getAcquire(this));
-        if (answerPhase) {
+        if ((judgement & ANSWER_PHASE) != 0) {
             // A ping chain (ping, re-ping, close) would pay the window at every step. The answer
             // deadlines of pings decided at one grid point fall within a few ms of each other anyway
             // (decision + write delay + timeout), so a quarter of the window still lets them share
@@ -731,9 +757,10 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        PingState state = pingState(); // present: this thread made it before it published cfg
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
-        boolean answeredSinceWritten = busy || read - (long) PING_WRITTEN.getOpaque(this) >= 0;
+        boolean answeredSinceWritten = busy || read - state.written() >= 0;
         if ((bits & PING_TIMEOUT) != 0) {
             if (answeredSinceWritten) {
                 return; // answered after all, just now
@@ -763,8 +790,7 @@ final class HeartbeatHandler extends TimerEntry
             ctx.fireExceptionCaught(t);
             return;
         }
-        PING_WRITTEN.setOpaque(this, now);
-        PING_ON_WIRE.setOpaque(this, true);
+        state.wrote(now);
         // From the tail, so encoders (and this handler's write stamp) see the ping.
         ctx.channel().writeAndFlush(ping).addListener(this::pingWriteDone);
     }
@@ -774,7 +800,10 @@ final class HeartbeatHandler extends TimerEntry
         if (future.isSuccess()) {
             monitor.pingSent();
         } else {
-            PING_ON_WIRE.setOpaque(this, false);
+            PingState state = pingState();
+            if (state != null) { // else a reconfiguration dropped it, and the ping with it
+                state.writeFailed();
+            }
             monitor.pingFailed(this, future.cause());
         }
     }
@@ -808,7 +837,8 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private boolean outputChanged(HeartbeatConfig cfg, boolean first) {
-        return cfg.observeOutput && output != null && output.changed(first, (long) LAST_WRITE.getOpaque(this));
+        OutputObserver output = cfg.observeOutput ? output() : null;
+        return output != null && output.changed(ctx.channel(), first, (long) LAST_WRITE.getOpaque(this));
     }
 
     // ------------------------------------------------------------------ pass-through
@@ -869,5 +899,58 @@ final class HeartbeatHandler extends TimerEntry
     public String toString() {
         ChannelHandlerContext c = ctx;
         return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
+    }
+
+    /** The ping policy's per-channel state: allocated only for ping configurations (see {@link #side}). */
+    static final class PingState {
+
+        private static final VarHandle WRITTEN;
+        private static final VarHandle ON_WIRE;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                WRITTEN = lookup.findVarHandle(PingState.class, "written", long.class);
+                ON_WIRE = lookup.findVarHandle(PingState.class, "onWire", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Ticker time the event loop last wrote a ping; meaningful only while {@link #onWire}. Opaque. */
+        @SuppressWarnings("unused") // accessed through WRITTEN
+        private long written;
+        /**
+         * The event loop wrote the ping the worker decided last, and its write has not failed: set by
+         * the event loop when it writes a ping, cleared by the worker when it decides one and by the
+         * event loop when the write fails. Opaque. No ticker value doubles as "no ping": every ticker
+         * value is valid.
+         */
+        @SuppressWarnings("unused") // accessed through ON_WIRE
+        private boolean onWire;
+
+        /** Event loop: a ping is being written at {@code now}. */
+        void wrote(long now) {
+            WRITTEN.setOpaque(this, now);
+            ON_WIRE.setOpaque(this, true);
+        }
+
+        /** Event loop: the latest ping's write failed. */
+        void writeFailed() {
+            ON_WIRE.setOpaque(this, false);
+        }
+
+        /** Worker: a new ping is decided; none is on the wire until the event loop writes it. */
+        void decided() {
+            ON_WIRE.setOpaque(this, false);
+        }
+
+        boolean onWire() {
+            return (boolean) ON_WIRE.getOpaque(this);
+        }
+
+        long written() {
+            return (long) WRITTEN.getOpaque(this);
+        }
     }
 }
