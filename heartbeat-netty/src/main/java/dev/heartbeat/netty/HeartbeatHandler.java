@@ -104,7 +104,7 @@ final class HeartbeatHandler extends TimerEntry
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
             READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
             SIDE = lookup.findVarHandle(HeartbeatHandler.class, "side", Object.class);
-            CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
+            CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", BoundConfig.class);
             CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
         } catch (ReflectiveOperationException e) {
@@ -112,16 +112,16 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
-    final HeartbeatMonitor monitor;
-
     // ---- Written by the event loop, read by the worker. ----
     /**
-     * The configuration. The event loop changes it under a sequence lock with {@link #configSerial}
-     * (odd while changing; release stores), so the worker reads a config and the serial it belongs to
-     * as one pair (acquire loads) and tags its verdict with that serial: a verdict judged under one
-     * configuration is dropped on the event loop if the configuration changed since.
+     * The configuration, bound to the monitor (which is thus one load away without a field of its
+     * own: the monitor of every binding a handler gets is the same). The event loop changes it under
+     * a sequence lock with {@link #configSerial} (odd while changing; release stores), so the worker
+     * reads a config and the serial it belongs to as one pair (acquire loads) and tags its verdict
+     * with that serial: a verdict judged under one configuration is dropped on the event loop if the
+     * configuration changed since. The event loop reads it plain; other threads opaque or acquire.
      */
-    private HeartbeatConfig config;
+    private BoundConfig config;
     @SuppressWarnings("unused") // accessed through CONFIG_SERIAL
     private int configSerial;
     /** Ticker time of the end of the latest read batch. */
@@ -173,9 +173,13 @@ final class HeartbeatHandler extends TimerEntry
     /** Next in the event loop batch's stack; written by the worker before the push CAS. */
     HeartbeatHandler batchNext;
 
-    HeartbeatHandler(HeartbeatMonitor monitor, HeartbeatConfig config) {
-        this.monitor = monitor;
+    HeartbeatHandler(BoundConfig config) {
         this.config = config;
+    }
+
+    /** Any thread: the monitor that made this handler. */
+    HeartbeatMonitor monitor() {
+        return ((BoundConfig) CONFIG.getOpaque(this)).monitor;
     }
 
     // ------------------------------------------------------------------ event loop: lifecycle
@@ -226,7 +230,8 @@ final class HeartbeatHandler extends TimerEntry
         }
         lifecycle = ACTIVE;
         this.ctx = ctx;
-        HeartbeatConfig cfg = config;
+        HeartbeatMonitor monitor = config.monitor;
+        HeartbeatConfig cfg = config.config;
         long now = monitor.ticker.nanoTime();
         LAST_READ.setOpaque(this, now);
         LAST_WRITE.setOpaque(this, now);
@@ -243,6 +248,7 @@ final class HeartbeatHandler extends TimerEntry
 
     private void destroy() {
         if (lifecycle == ACTIVE) {
+            HeartbeatMonitor monitor = config.monitor;
             monitor.channelClosed();
             monitor.worker.cancel(this);
         }
@@ -254,6 +260,8 @@ final class HeartbeatHandler extends TimerEntry
      * verdict the worker reached under the previous configuration is dropped.
      */
     void reconfigure(HeartbeatConfig cfg) {
+        HeartbeatMonitor monitor = config.monitor;
+        BoundConfig bound = monitor.bind(cfg);
         int serial = configSerial; // plain: this thread is the only writer
         // Odd for the whole change: the worker judges nothing meanwhile, and the schedule or cancel
         // request below is made before the serial is even again, so the first expiry under the new
@@ -262,7 +270,7 @@ final class HeartbeatHandler extends TimerEntry
         if (lifecycle == ACTIVE && cfg.policy == HeartbeatConfig.Policy.PING && pingState() == null) {
             SIDE.setOpaque(this, new PingState()); // before the release store that publishes cfg
         }
-        CONFIG.setRelease(this, cfg);
+        CONFIG.setRelease(this, bound);
         if (lifecycle == ACTIVE) {
             long now = monitor.ticker.nanoTime();
             LAST_READ.setOpaque(this, now);
@@ -305,12 +313,12 @@ final class HeartbeatHandler extends TimerEntry
 
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
     void resetReadTimeout() {
-        LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_READ.setOpaque(this, config.ticker.nanoTime());
     }
 
     /** The handler's executor: counts a write now, as {@code IdleStateHandler.resetWriteTimeout()}. */
     void resetWriteTimeout() {
-        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
     }
 
     /** The executor this handler runs on, or null before it is added to a pipeline. */
@@ -321,7 +329,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Any thread: the current configuration. */
     HeartbeatConfig config() {
-        return (HeartbeatConfig) CONFIG.getAcquire(this);
+        return ((BoundConfig) CONFIG.getAcquire(this)).config;
     }
 
     /**
@@ -330,7 +338,7 @@ final class HeartbeatHandler extends TimerEntry
      */
     HeartbeatConfig configToJudge() {
         int before = (int) CONFIG_SERIAL.getAcquire(this);
-        HeartbeatConfig cfg = (HeartbeatConfig) CONFIG.getAcquire(this);
+        HeartbeatConfig cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
         int after = (int) CONFIG_SERIAL.getAcquire(this);
         if ((before & 1) != 0 || before != after) {
             return null;
@@ -354,7 +362,7 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if ((boolean) READING.getOpaque(this)) {
-            LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+            LAST_READ.setOpaque(this, config.ticker.nanoTime());
             READING.setOpaque(this, false);
         }
         ctx.fireChannelReadComplete();
@@ -377,7 +385,7 @@ final class HeartbeatHandler extends TimerEntry
     public void flush(ChannelHandlerContext ctx) {
         if (voidWriteUnstamped) {
             voidWriteUnstamped = false;
-            LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+            LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
         }
         ctx.flush();
     }
@@ -385,7 +393,7 @@ final class HeartbeatHandler extends TimerEntry
     /** A write completed (this handler is its own write listener, so a write allocates nothing). */
     @Override
     public void operationComplete(ChannelFuture future) {
-        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
     }
 
     // ------------------------------------------------------------------ worker: judgement
@@ -395,7 +403,7 @@ final class HeartbeatHandler extends TimerEntry
      * {@code monitor.verdict} (the worker's scratch word) and returns when to look again.
      */
     long judge(HeartbeatConfig cfg, long now) {
-        monitor.verdict = 0;
+        monitor().verdict = 0;
         return cfg.policy == HeartbeatConfig.Policy.PING ? judgePing(cfg, now) : judgeIdle(cfg, now);
     }
 
@@ -456,7 +464,7 @@ final class HeartbeatHandler extends TimerEntry
             int scheduled = (judgement & SCHEDULED_BITS) >>> SCHEDULED_SHIFT;
             int run = CheckOrder.runOrder(scheduled, due, readerAt, writerAt, allAt);
             judgement = (judgement & ~SCHEDULED_BITS) | (CheckOrder.afterRun(scheduled, run, due) << SCHEDULED_SHIFT);
-            monitor.verdict |= run << ORDER_SHIFT;
+            monitor().verdict |= run << ORDER_SHIFT;
         }
         long next = 0;
         boolean any = false;
@@ -487,7 +495,7 @@ final class HeartbeatHandler extends TimerEntry
      */
     private long check(long at, long timeout, long last, boolean busy, int wasIdle, int event, int firstEvent) {
         if (!busy && at - last >= timeout) {
-            monitor.verdict |= (judgement & wasIdle) == 0 ? firstEvent : event;
+            monitor().verdict |= (judgement & wasIdle) == 0 ? firstEvent : event;
             judgement |= wasIdle;
             return at + timeout;
         }
@@ -531,7 +539,7 @@ final class HeartbeatHandler extends TimerEntry
                 }
                 judgement += MISSED_PING;
                 if (judgement >>> 16 >= cfg.maxMissedPings) {
-                    monitor.verdict |= PING_TIMEOUT;
+                    monitor().verdict |= PING_TIMEOUT;
                     return now + cfg.pingTimeoutNanos; // the close is on its way; look again if it is vetoed
                 }
                 return decidePing(ping, RESEND_PING, now, poll);
@@ -553,7 +561,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
     private long decidePing(PingState ping, int kind, long now, long poll) {
-        monitor.verdict |= kind;
+        monitor().verdict |= kind;
         pingSentAt(now);
         ping.decided(); // before the hand-off, which orders it before the event loop's write
         return now + poll;
@@ -612,7 +620,8 @@ final class HeartbeatHandler extends TimerEntry
      */
     @Override
     protected long coalesce(long deadline) {
-        long window = monitor.coalescingWindow((HeartbeatConfig) CONFIG.getAcquire(this));
+        BoundConfig bound = (BoundConfig) CONFIG.getAcquire(this);
+        long window = bound.monitor.coalescingWindow(bound.config);
         if ((judgement & ANSWER_PHASE) != 0) {
             // A ping chain (ping, re-ping, close) would pay the window at every step. The answer
             // deadlines of pings decided at one grid point fall within a few ms of each other anyway
@@ -643,6 +652,7 @@ final class HeartbeatHandler extends TimerEntry
             executor.execute(() -> perform(word)); // the channel moved to another event loop: rare
             return;
         }
+        HeartbeatMonitor monitor = config.monitor;
         if (word >>> TAG_SHIFT != tagOf(configSerial)) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
             return;
@@ -652,7 +662,7 @@ final class HeartbeatHandler extends TimerEntry
         }
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again here, as IdleStateHandler's tasks check on the loop.
-        HeartbeatConfig cfg = config;
+        HeartbeatConfig cfg = config.config;
         int bits = word & ACTION_BITS;
         long now = monitor.ticker.nanoTime();
         switch (cfg.policy) {
@@ -690,7 +700,7 @@ final class HeartbeatHandler extends TimerEntry
                 return; // a user handler closed, removed or reconfigured in reaction to the last event
             }
             if (idle(kind, cfg, bits, now)) {
-                monitor.idleEvent(kind);
+                config.monitor.idleEvent(kind);
                 ctx.fireUserEventTriggered(event(kind, bits));
             }
         }
@@ -751,7 +761,7 @@ final class HeartbeatHandler extends TimerEntry
      */
     private boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos) {
         int serial = configSerial;
-        monitor.closing(this, reason, idleNanos);
+        config.monitor.closing(this, reason, idleNanos);
         ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
         return serial == configSerial && canAct();
     }
@@ -786,7 +796,7 @@ final class HeartbeatHandler extends TimerEntry
         try {
             ping = cfg.pingFactory.newPing(ctx.channel());
         } catch (Throwable t) {
-            monitor.pingFailed(this, t);
+            config.monitor.pingFailed(this, t);
             ctx.fireExceptionCaught(t);
             return;
         }
@@ -798,21 +808,21 @@ final class HeartbeatHandler extends TimerEntry
     /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
     private void pingWriteDone(Future<? super Void> future) {
         if (future.isSuccess()) {
-            monitor.pingSent();
+            config.monitor.pingSent();
         } else {
             PingState state = pingState();
             if (state != null) { // else a reconfiguration dropped it, and the ping with it
                 state.writeFailed();
             }
-            monitor.pingFailed(this, future.cause());
+            config.monitor.pingFailed(this, future.cause());
         }
     }
 
     /** Acts once, as ReadTimeoutHandler does: the entry leaves the wheel now, channelInactive finds nothing. */
     private void closeOnce(ChannelHandlerContext ctx) {
         lifecycle = DESTROYED;
-        monitor.channelClosed();
-        monitor.worker.cancel(this);
+        config.monitor.channelClosed();
+        config.monitor.worker.cancel(this);
         ctx.close();
     }
 
@@ -897,7 +907,7 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public String toString() {
-        ChannelHandlerContext c = ctx;
+        ChannelHandlerContext c = ctx; // (racy from other threads: for logs only)
         return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
     }
 
