@@ -33,7 +33,7 @@ import io.netty.util.concurrent.Future;
  *     the actions the worker hands it;</li>
  * <li>the monitor's <b>worker</b> judges idleness from the stamps when the entry comes due, moves
  *     the entry to its next check (the lazy re-arm) and decides actions;</li>
- * <li>the hand-off of actions is an atomic bit set plus a link in the event loop's
+ * <li>the hand-off of actions is an atomic bit set plus a place in the event loop's
  *     {@link EventLoopBatch}.</li>
  * </ul>
  *
@@ -170,8 +170,6 @@ final class HeartbeatHandler extends TimerEntry
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
-    /** Next in the event loop batch's stack; written by the worker before the push CAS. */
-    HeartbeatHandler batchNext;
 
     HeartbeatHandler(BoundConfig config) {
         this.config = config;
