@@ -434,35 +434,44 @@ final class HeartbeatHandler extends TimerEntry
         long write = (long) LAST_WRITE.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
-        // Which of IdleStateHandler's three tasks would have run by now, and when each ran.
-        int due = 0;
-        long readerAt = 0;
-        long writerAt = 0;
-        long allAt = 0;
-        if (cfg.readerIdleNanos > 0 && now - nextReaderCheck >= 0) {
-            due |= 1 << CheckOrder.READER;
-            readerAt = checkTime(nextReaderCheck, cfg.readerIdleNanos, now);
-            nextReaderCheck = check(readerAt, cfg.readerIdleNanos, read, busy, READER_WAS_IDLE, READER,
-                    READER_FIRST);
+        // Replay IdleStateHandler's task queue up to now: the due check with the earliest time runs
+        // first (ties in scheduling order) and goes to the back of that order, as a task that runs
+        // schedules itself again. A check that found the channel busy is due again at the last
+        // activity plus its timeout, which may be before now (the worker looks up to a tick late):
+        // then it runs again in this loop, in its place among the others, so that what it finds
+        // comes in IdleStateHandler's order. Each kind runs at most twice: the second run finds the
+        // channel idle (the stamps are those the first one saw), and an idle check is next due a
+        // whole timeout later. The checks are independent here; the order matters on the event loop.
+        int scheduled = (judgement & SCHEDULED_BITS) >>> SCHEDULED_SHIFT;
+        int found = CheckOrder.INITIAL; // the kinds found idle go to its back, in the order found
+        boolean ran = false;
+        while (true) {
+            int kind = -1;
+            long at = 0;
+            for (int i = 0; i < 3; i++) {
+                int k = CheckOrder.kindAt(scheduled, i);
+                long timeout = timeout(cfg, k);
+                long due = nextCheck(k);
+                if (timeout > 0 && now - due >= 0) {
+                    long t = checkTime(due, timeout, now);
+                    if (kind < 0 || t - at < 0) {
+                        kind = k;
+                        at = t;
+                    }
+                }
+            }
+            if (kind < 0) {
+                break;
+            }
+            ran = true;
+            scheduled = CheckOrder.moveToBack(scheduled, kind);
+            if (runCheck(kind, cfg, at, read, write, busy)) {
+                found = CheckOrder.moveToBack(found, kind);
+            }
         }
-        if (cfg.writerIdleNanos > 0 && now - nextWriterCheck >= 0) {
-            due |= 1 << CheckOrder.WRITER;
-            writerAt = checkTime(nextWriterCheck, cfg.writerIdleNanos, now);
-            nextWriterCheck = check(writerAt, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER,
-                    WRITER_FIRST);
-        }
-        if (cfg.allIdleNanos > 0 && now - nextAllCheck >= 0) {
-            due |= 1 << CheckOrder.ALL;
-            allAt = checkTime(nextAllCheck, cfg.allIdleNanos, now);
-            nextAllCheck = check(allAt, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL,
-                    ALL_FIRST);
-        }
-        if (due != 0) {
-            // The checks are independent here; the order matters on the event loop (see CheckOrder).
-            int scheduled = (judgement & SCHEDULED_BITS) >>> SCHEDULED_SHIFT;
-            int run = CheckOrder.runOrder(scheduled, due, readerAt, writerAt, allAt);
-            judgement = (judgement & ~SCHEDULED_BITS) | (CheckOrder.afterRun(scheduled, run, due) << SCHEDULED_SHIFT);
-            monitor().verdict |= run << ORDER_SHIFT;
+        if (ran) {
+            judgement = (judgement & ~SCHEDULED_BITS) | (scheduled << SCHEDULED_SHIFT);
+            monitor().verdict |= found << ORDER_SHIFT;
         }
         long next = 0;
         boolean any = false;
@@ -478,6 +487,37 @@ final class HeartbeatHandler extends TimerEntry
             next = any ? earliest(next, nextAllCheck) : nextAllCheck;
         }
         return next;
+    }
+
+    /**
+     * Runs the check of {@code kind} as of {@code at} and sets when it runs next.
+     *
+     * @return whether it found the channel idle (its event bit is then in the verdict)
+     */
+    private boolean runCheck(int kind, HeartbeatConfig cfg, long at, long read, long write, boolean busy) {
+        switch (kind) {
+            case CheckOrder.READER:
+                nextReaderCheck = check(at, cfg.readerIdleNanos, read, busy, READER_WAS_IDLE, READER, READER_FIRST);
+                return (judgement & READER_WAS_IDLE) != 0;
+            case CheckOrder.WRITER:
+                nextWriterCheck = check(at, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER, WRITER_FIRST);
+                return (judgement & WRITER_WAS_IDLE) != 0;
+            default:
+                nextAllCheck = check(at, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL, ALL_FIRST);
+                return (judgement & ALL_WAS_IDLE) != 0;
+        }
+    }
+
+    /** The timeout of the check of {@code kind}, 0 if disabled. */
+    private static long timeout(HeartbeatConfig cfg, int kind) {
+        return kind == CheckOrder.READER ? cfg.readerIdleNanos
+                : kind == CheckOrder.WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
+    }
+
+    /** When the check of {@code kind} is next due. */
+    private long nextCheck(int kind) {
+        return kind == CheckOrder.READER ? nextReaderCheck
+                : kind == CheckOrder.WRITER ? nextWriterCheck : nextAllCheck;
     }
 
     /** When a check due at {@code due} is taken: then, or now if it is a whole period late (a stall). */
