@@ -25,7 +25,9 @@ import io.netty.util.concurrent.Future;
 /**
  * The per-channel handler: records activity on the event loop and is, at the same time, the
  * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
- * pipeline context. Created by {@link HeartbeatMonitor#newHandler}; not sharable.
+ * pipeline context (and a side object for the configurations that need one: the ping policy and
+ * observeOutput; {@code HandlerLayoutTest} pins the sizes). Created by
+ * {@link HeartbeatMonitor#newHandler}; not sharable.
  *
  * <p>Three threads meet here, each field says which:
  * <ul>
