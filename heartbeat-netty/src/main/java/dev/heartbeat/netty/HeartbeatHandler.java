@@ -173,8 +173,8 @@ final class HeartbeatHandler extends TimerEntry
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
 
-    HeartbeatHandler(BoundConfig config) {
-        this.config = config;
+    HeartbeatHandler(HeartbeatMonitor monitor, HeartbeatConfig config) {
+        this.config = monitor.bind(config);
     }
 
     /** Any thread: the monitor that made this handler. */

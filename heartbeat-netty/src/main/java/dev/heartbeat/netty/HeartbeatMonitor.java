@@ -153,7 +153,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     public ChannelHandler newHandler(HeartbeatConfig config) {
         Objects.requireNonNull(config, "config");
         requireOpen();
-        return new HeartbeatHandler(bind(config));
+        return new HeartbeatHandler(this, config);
     }
 
     /**
