@@ -334,7 +334,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /**
      * Worker: the configuration and its serial, read as one pair; null if the event loop is changing
-     * it right now (its schedule or cancel request follows and brings the entry back).
+     * it right now (the caller looks again shortly: the change's own request may have come due already).
      */
     HeartbeatConfig configToJudge() {
         int before = (int) CONFIG_SERIAL.getAcquire(this);

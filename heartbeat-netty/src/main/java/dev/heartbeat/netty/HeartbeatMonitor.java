@@ -473,8 +473,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
             HeartbeatConfig cfg = handler.configToJudge();
-            if (cfg == null || !cfg.tracksAnything()) {
-                return; // being reconfigured, or to track nothing: its schedule or cancel request is on its way
+            if (cfg == null) {
+                // Being reconfigured right now. Its schedule or cancel request usually follows and
+                // decides; but if the event loop stalled after that request, and it came due already,
+                // none will: look again, until the switch is done.
+                worker.rearm(handler, now + worker.tickNanos());
+                return;
+            }
+            if (!cfg.tracksAnything()) {
+                return; // to track nothing: its cancel request is on its way
             }
             long lateness = now - handler.deadline();
             if (lateness > stallAfterNanos && handler.takeStallGrace()) {
