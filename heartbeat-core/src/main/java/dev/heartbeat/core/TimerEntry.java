@@ -18,11 +18,6 @@ import java.lang.invoke.VarHandle;
  */
 public class TimerEntry {
 
-    /** {@link #location} of an entry that is in no list. */
-    static final int UNLINKED = -1;
-    /** {@link #location} of an entry in the wheel's due list (deadline already passed). */
-    static final int DUE = -2;
-
     // Worker requests (see TimerWorker). The low two bits are the requested lifecycle, QUEUED says
     // the entry sits in the worker's command queue. Transitions are documented in TimerWorker.
     static final int IDLE = 0;
@@ -48,11 +43,10 @@ public class TimerEntry {
     }
 
     // ---- Owned by the wheel's thread; plain fields, never read by any other thread. ----
+    /** The neighbours in the wheel's circular list, both null while the entry is in no list. */
     TimerEntry prev;
     TimerEntry next;
     long deadline;
-    /** level * 64 + slot while in a slot list, {@link #DUE}, or {@link #UNLINKED}. */
-    int location = UNLINKED;
 
     // ---- Shared between requesting threads and the worker. ----
     /** Lifecycle bits and the QUEUED bit. Every access goes through {@link #STATE}: volatile or CAS. */
@@ -90,7 +84,7 @@ public class TimerEntry {
 
     /** Whether the entry is linked in a wheel. Only meaningful on the thread that owns the wheel. */
     public final boolean isScheduled() {
-        return location != UNLINKED;
+        return next != null;
     }
 
     final int state() {

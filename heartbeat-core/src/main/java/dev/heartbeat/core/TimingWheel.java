@@ -50,6 +50,11 @@ public final class TimingWheel<E extends TimerEntry> {
      * One occupancy word per level has a bit per non-empty slot: advancing visits only occupied
      * slots of the range passed over, and the next occupied slot gives the time to sleep until.
      *
+     * An entry does not record where it is (as in Caffeine's TimerWheel [3]): it is scheduled iff it
+     * has a next link, and only the list heads (sentinels) know their slot. Unlinking an entry whose
+     * neighbours are the same node leaves that node alone in its list, and that node is the head, so
+     * the slot's occupancy bit is cleared from the head's own location without a per-entry field.
+     *
      * Entries whose deadline has already passed when they are scheduled or reached wait in the due
      * list; advance hands out at most `limit` of them per call and leaves the rest for the next
      * call. Entries that a handler schedules into the past during an advance also wait for the next
@@ -72,6 +77,11 @@ public final class TimingWheel<E extends TimerEntry> {
     /** The largest tick accepted: 2^30 ns. */
     public static final long MAX_TICK_NANOS = 1L << 30; // 1.07 s
 
+    /** {@link #locationOf} an entry that is in no list. */
+    static final int UNLINKED = -1;
+    /** {@link #locationOf} an entry in the due list (deadline already passed); also the due lists' head. */
+    static final int DUE = -2;
+
     /** The farthest deadline the wheel tells apart: later ones are treated as this far ahead. */
     public static final long MAX_DELAY_NANOS = 1L << 61; // 73 years
 
@@ -80,19 +90,19 @@ public final class TimingWheel<E extends TimerEntry> {
     private final int levels;
     private final long origin;
     /** Sentinels of the circular slot lists, level * 64 + slot. */
-    private final TimerEntry[] slots;
+    private final Head[] slots;
     /** One bit per non-empty slot, per level. */
     private final long[] occupied;
-    private final TimerEntry due = newSentinel();
+    /** Entries whose deadline has passed, waiting to be handed out. */
+    private final Head due = new Head(DUE);
     /** During {@link #expire}: the due entries the call started with and has not handed out yet. */
-    private final TimerEntry expiring = newSentinel();
+    private final Head expiring = new Head(DUE);
 
     /** The time of the latest advance (or the start time). */
     private long time;
     /** Whole ticks from origin to {@link #time}. */
     private long currentTick;
     private int size;
-    private int dueCount;
 
     /** A wheel with the default tick and levels, whose clock starts at {@code startTime}. */
     public TimingWheel(long startTime) {
@@ -121,9 +131,9 @@ public final class TimingWheel<E extends TimerEntry> {
         this.levels = levels;
         this.origin = startTime;
         this.time = startTime;
-        this.slots = new TimerEntry[levels * SLOTS];
+        this.slots = new Head[levels * SLOTS];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = newSentinel();
+            slots[i] = new Head(i);
         }
         this.occupied = new long[levels];
     }
@@ -148,11 +158,16 @@ public final class TimingWheel<E extends TimerEntry> {
         return (62 - shift) / SLOT_BITS;
     }
 
-    private static TimerEntry newSentinel() {
-        TimerEntry sentinel = new TimerEntry();
-        sentinel.prev = sentinel;
-        sentinel.next = sentinel;
-        return sentinel;
+    /** The head (sentinel) of a circular list: the only node that knows which list it is. */
+    private static final class Head extends TimerEntry {
+        /** level * 64 + slot of a slot list, or {@link #DUE}. */
+        final int location;
+
+        Head(int location) {
+            this.location = location;
+            this.prev = this;
+            this.next = this;
+        }
     }
 
     /** The tick in nanoseconds: a power of two. */
@@ -186,7 +201,7 @@ public final class TimingWheel<E extends TimerEntry> {
      * O(1), no allocation.
      */
     public void schedule(E entry, long deadline) {
-        if (entry.location != TimerEntry.UNLINKED) {
+        if (entry.next != null) {
             unlink(entry);
         } else {
             size++;
@@ -201,7 +216,7 @@ public final class TimingWheel<E extends TimerEntry> {
      * @return whether it was scheduled
      */
     public boolean cancel(E entry) {
-        if (entry.location == TimerEntry.UNLINKED) {
+        if (entry.next == null) {
             return false;
         }
         unlink(entry);
@@ -233,12 +248,12 @@ public final class TimingWheel<E extends TimerEntry> {
                 sweep(previousTick, currentTick);
             }
         }
-        return expire(now, Math.min(limit, dueCount), handler);
+        return expire(now, limit, handler);
     }
 
     /** Whether some entry is due now, so that {@link #advance} at the current time hands it out. */
     public boolean hasDue() {
-        return dueCount != 0;
+        return due.next != due || expiring.next != expiring;
     }
 
     /**
@@ -248,7 +263,7 @@ public final class TimingWheel<E extends TimerEntry> {
      * {@link #advance} misses nothing. O(levels).
      */
     public long nanosToNextWork() {
-        if (dueCount != 0) {
+        if (hasDue()) {
             return 0;
         }
         if (size == 0) {
@@ -283,7 +298,6 @@ public final class TimingWheel<E extends TimerEntry> {
         clearList(expiring);
         java.util.Arrays.fill(occupied, 0);
         size = 0;
-        dueCount = 0;
     }
 
     private static void clearList(TimerEntry sentinel) {
@@ -291,7 +305,6 @@ public final class TimingWheel<E extends TimerEntry> {
             TimerEntry next = e.next;
             e.prev = null;
             e.next = null;
-            e.location = TimerEntry.UNLINKED;
             e = next;
         }
         sentinel.next = sentinel;
@@ -322,7 +335,7 @@ public final class TimingWheel<E extends TimerEntry> {
 
     /** Detaches the list of a slot the clock has reached and expires or re-places each entry. */
     private void reach(int location) {
-        TimerEntry sentinel = slots[location];
+        Head sentinel = slots[location];
         TimerEntry e = sentinel.next;
         TimerEntry last = sentinel.prev;
         sentinel.next = sentinel;
@@ -342,8 +355,7 @@ public final class TimingWheel<E extends TimerEntry> {
     private void place(TimerEntry entry) {
         long delay = entry.deadline - time;
         if (delay <= 0) {
-            linkLast(due, entry, TimerEntry.DUE);
-            dueCount++;
+            linkLast(due, entry);
             return;
         }
         long ticksFromOrigin = (time - origin) + Math.min(delay, MAX_DELAY_NANOS);
@@ -361,17 +373,16 @@ public final class TimingWheel<E extends TimerEntry> {
         }
         int slot = (int) (index & SLOT_MASK);
         int location = level * SLOTS + slot;
-        linkLast(slots[location], entry, location);
+        linkLast(slots[location], entry);
         occupied[level] |= 1L << slot;
     }
 
-    private static void linkLast(TimerEntry sentinel, TimerEntry entry, int location) {
+    private static void linkLast(Head sentinel, TimerEntry entry) {
         TimerEntry tail = sentinel.prev;
         entry.prev = tail;
         entry.next = sentinel;
         tail.next = entry;
         sentinel.prev = entry;
-        entry.location = location;
     }
 
     private void unlink(TimerEntry entry) {
@@ -379,25 +390,24 @@ public final class TimingWheel<E extends TimerEntry> {
         TimerEntry next = entry.next;
         prev.next = next;
         next.prev = prev;
-        int location = entry.location;
-        if (location == TimerEntry.DUE) {
-            dueCount--;
-        } else if (prev == next) { // only the sentinel is left
-            occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
+        if (prev == next) { // only the head is left: its slot (if it is one) is empty now
+            int location = ((Head) prev).location;
+            if (location >= 0) {
+                occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
+            }
         }
         entry.prev = null;
         entry.next = null;
-        entry.location = TimerEntry.UNLINKED;
     }
 
     @SuppressWarnings("unchecked")
     private int expire(long now, int budget, ExpiryHandler<? super E> handler) {
-        if (budget == 0) {
+        if (due.next == due) {
             return 0;
         }
         // Hand out only the entries due when the call started: a handler that cancels one of them
         // must not make room for an entry it re-armed into the past, which waits for the next call.
-        // The entries stay DUE (and counted) on either list, so cancel and schedule work unchanged.
+        // Both lists are due lists, so cancel and schedule work unchanged on either.
         spliceToFront(due, expiring);
         int expired = 0;
         try {
@@ -415,7 +425,7 @@ public final class TimingWheel<E extends TimerEntry> {
     }
 
     /** Moves every entry of the list {@code from} to the front of the list {@code to}. */
-    private static void spliceToFront(TimerEntry from, TimerEntry to) {
+    private static void spliceToFront(Head from, Head to) {
         TimerEntry first = from.next;
         if (first == from) {
             return;
@@ -431,6 +441,21 @@ public final class TimingWheel<E extends TimerEntry> {
     }
 
     /**
+     * Where {@code entry} is: level * 64 + slot, {@link #DUE} or {@link #UNLINKED}. Walks the entry's
+     * list to its head, so O(list length): for tests.
+     */
+    int locationOf(TimerEntry entry) {
+        if (entry.next == null) {
+            return UNLINKED;
+        }
+        TimerEntry e = entry.next;
+        while (!(e instanceof Head)) {
+            e = e.next;
+        }
+        return ((Head) e).location;
+    }
+
+    /**
      * Checks the structure and throws {@link AssertionError} on the first broken invariant: links,
      * locations, occupancy bits, counts, and that every entry sits where its deadline says. For tests.
      */
@@ -439,8 +464,8 @@ public final class TimingWheel<E extends TimerEntry> {
         for (int location = 0; location < slots.length; location++) {
             int level = location >>> SLOT_BITS;
             int slot = location & SLOT_MASK;
-            TimerEntry sentinel = slots[location];
-            int count = checkList(sentinel, location);
+            Head sentinel = slots[location];
+            int count = checkList(sentinel);
             boolean bit = (occupied[level] & (1L << slot)) != 0;
             if (bit != (count > 0)) {
                 throw new AssertionError("occupancy bit of level " + level + " slot " + slot + " is " + bit
@@ -465,24 +490,22 @@ public final class TimingWheel<E extends TimerEntry> {
             }
             seen += count;
         }
-        int dueSeen = checkList(due, TimerEntry.DUE) + checkList(expiring, TimerEntry.DUE);
-        if (dueSeen != dueCount) {
-            throw new AssertionError("due list has " + dueSeen + " entries, counted " + dueCount);
-        }
+        int dueSeen = checkList(due) + checkList(expiring);
         if (seen + dueSeen != size) {
             throw new AssertionError("wheel holds " + (seen + dueSeen) + " entries, size says " + size);
         }
     }
 
-    private static int checkList(TimerEntry sentinel, int location) {
+    private static int checkList(Head sentinel) {
+        int location = sentinel.location;
         int count = 0;
         TimerEntry prev = sentinel;
         for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
             if (e.prev != prev) {
                 throw new AssertionError("broken back link at location " + location);
             }
-            if (e.location != location) {
-                throw new AssertionError("entry says location " + e.location + " but is in " + location);
+            if (e instanceof Head) {
+                throw new AssertionError("a second list head in the list at location " + location);
             }
             prev = e;
             if (++count > 100_000_000) {

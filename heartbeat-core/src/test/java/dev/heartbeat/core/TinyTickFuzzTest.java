@@ -321,7 +321,7 @@ class TinyTickFuzzTest {
                         + entries[earliest] + " (deadline now" + signed(deadlines[earliest] - now) + ")");
             }
             for (int i = 0; i < entries.length; i++) {
-                locations[i] = entries[i].location;
+                locations[i] = wheel.locationOf(entries[i]);
             }
             trail.add("step " + step + ": sleep exactly " + toNext + ", limit " + limit);
             advance(wake, limit);
@@ -330,7 +330,7 @@ class TinyTickFuzzTest {
                 wakeupsWithoutExpiry++;
                 boolean moved = false;
                 for (int i = 0; i < entries.length && !moved; i++) {
-                    moved = locations[i] != entries[i].location;
+                    moved = locations[i] != wheel.locationOf(entries[i]);
                 }
                 if (!moved) {
                     throw new AssertionError("woke after exactly nanosToNextWork " + toNext
@@ -368,7 +368,7 @@ class TinyTickFuzzTest {
             if (limit == Integer.MAX_VALUE) {
                 // Everything due was handed out, except what a handler scheduled into the past meanwhile.
                 for (int i = 0; i < entries.length; i++) {
-                    if (entries[i].location == TimerEntry.DUE && putBackIn[i] != serial) {
+                    if (wheel.locationOf(entries[i]) == TimingWheel.DUE && putBackIn[i] != serial) {
                         throw new AssertionError(entries[i] + " is still due after an advance without limit,"
                                 + " deadline now" + signed(deadlines[i] - now));
                     }
@@ -431,9 +431,9 @@ class TinyTickFuzzTest {
             // Nothing more than one tick late: every entry past its expiry tick is due.
             for (int i = 0; i < entries.length; i++) {
                 if (scheduled[i] && expiryTime(origin, tick, deadlines[i]) - now <= 0
-                        && entries[i].location != TimerEntry.DUE) {
+                        && wheel.locationOf(entries[i]) != TimingWheel.DUE) {
                     throw new AssertionError(entries[i] + " with deadline now" + signed(deadlines[i] - now)
-                            + " is past its expiry tick but not due (location " + entries[i].location + ")");
+                            + " is past its expiry tick but not due (location " + wheel.locationOf(entries[i]) + ")");
                 }
             }
         }

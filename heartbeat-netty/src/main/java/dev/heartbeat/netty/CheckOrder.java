@@ -6,14 +6,15 @@ package dev.heartbeat.netty;
 
 /**
  * The order in which {@code IdleStateHandler} would run its reader, writer and all-idle tasks, kept
- * as the index of a permutation of the three kinds so that a handler spends one byte on it.
+ * as the index of a permutation of the three kinds so that a handler spends three bits on it.
  *
  * <p>{@code IdleStateHandler} runs its scheduled tasks by deadline, ties in the order they were
  * scheduled, and each task schedules itself again when it runs. The order matters twice: a user who
  * closes the channel on the first event receives no other (the later tasks find it closed), and with
  * {@code observeOutput} the first of the writer and all checks to look at the outbound buffer takes
- * its change. The worker replays it: the checks due in one expiry run sorted by check time, then by
- * their place in the scheduling order; afterwards they move to the back of it, in the order they ran.
+ * its change. The worker replays it: of the checks due, the one with the earliest check time runs
+ * first, ties by their place in the scheduling order, and moves to the back of it; and the kinds
+ * found idle are handed to the event loop in an order of their own, in the order they were found.
  *
  * <p>Stateless; the worker and the event loop each read the index they were handed.
  */
@@ -40,66 +41,21 @@ final class CheckOrder {
         return PERMUTATIONS[order][position];
     }
 
-    /**
-     * The order in which the due checks run: {@code due} has bit {@code 1 << kind} for each due kind,
-     * {@code at} its check time; ties keep their place in {@code scheduled}. Kinds not due follow.
-     */
-    static int runOrder(int scheduled, int due, long readerAt, long writerAt, long allAt) {
-        byte[] s = PERMUTATIONS[scheduled];
-        int a = s[0];
-        int b = s[1];
-        int c = s[2];
-        // Insertion sort of three, stable: a due kind goes before a later-scheduled one only if its
-        // check time is strictly earlier, and before any kind that is not due.
-        if (before(due, b, a, readerAt, writerAt, allAt)) {
-            int t = a;
-            a = b;
-            b = t;
-        }
-        if (before(due, c, b, readerAt, writerAt, allAt)) {
-            int t = b;
-            b = c;
-            c = t;
-            if (before(due, b, a, readerAt, writerAt, allAt)) {
-                t = a;
-                a = b;
-                b = t;
-            }
-        }
-        return indexOf(a, b, c);
-    }
-
-    /** The scheduling order after the due kinds ran in {@code run} order: they move to the back. */
-    static int afterRun(int scheduled, int run, int due) {
-        int packed = 0; // two bits a kind, first in the lowest: no array on the worker's path
-        int n = 0;
-        byte[] s = PERMUTATIONS[scheduled];
+    /** {@code order} with {@code kind} moved to its back: the order once that kind's task ran again. */
+    static int moveToBack(int order, int kind) {
+        byte[] p = PERMUTATIONS[order];
+        int first = -1;
+        int second = -1;
         for (int i = 0; i < 3; i++) {
-            if ((due & 1 << s[i]) == 0) {
-                packed |= s[i] << (2 * n++);
+            if (p[i] != kind) {
+                if (first < 0) {
+                    first = p[i];
+                } else {
+                    second = p[i];
+                }
             }
         }
-        byte[] r = PERMUTATIONS[run];
-        for (int i = 0; i < 3; i++) {
-            if ((due & 1 << r[i]) != 0) {
-                packed |= r[i] << (2 * n++);
-            }
-        }
-        return indexOf(packed & 3, packed >>> 2 & 3, packed >>> 4 & 3);
-    }
-
-    private static boolean before(int due, int x, int y, long readerAt, long writerAt, long allAt) {
-        if ((due & 1 << x) == 0) {
-            return false;
-        }
-        if ((due & 1 << y) == 0) {
-            return true;
-        }
-        return at(x, readerAt, writerAt, allAt) - at(y, readerAt, writerAt, allAt) < 0;
-    }
-
-    private static long at(int kind, long readerAt, long writerAt, long allAt) {
-        return kind == READER ? readerAt : kind == WRITER ? writerAt : allAt;
+        return indexOf(first, second, kind);
     }
 
     private static int indexOf(int a, int b, int c) {

@@ -25,7 +25,9 @@ import io.netty.util.concurrent.Future;
 /**
  * The per-channel handler: records activity on the event loop and is, at the same time, the
  * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
- * pipeline context. Created by {@link HeartbeatMonitor#newHandler}; not sharable.
+ * pipeline context (and a side object for the configurations that need one: the ping policy and
+ * observeOutput; {@code HandlerLayoutTest} pins the sizes). Created by
+ * {@link HeartbeatMonitor#newHandler}; not sharable.
  *
  * <p>Three threads meet here, each field says which:
  * <ul>
@@ -33,7 +35,7 @@ import io.netty.util.concurrent.Future;
  *     the actions the worker hands it;</li>
  * <li>the monitor's <b>worker</b> judges idleness from the stamps when the entry comes due, moves
  *     the entry to its next check (the lazy re-arm) and decides actions;</li>
- * <li>the hand-off of actions is an atomic bit set plus a link in the event loop's
+ * <li>the hand-off of actions is an atomic bit set plus a place in the event loop's
  *     {@link EventLoopBatch}.</li>
  * </ul>
  *
@@ -72,6 +74,14 @@ final class HeartbeatHandler extends TimerEntry
     private static final int ALL_WAS_IDLE = 1 << 2;
     private static final int AWAITING_ANSWER = 1 << 3;
     private static final int STALL_GRACE = 1 << 4;
+    /**
+     * The next check waits for a ping's answer (ping policy): it gets a finer coalescing window (see
+     * {@link #coalesce}). Set by the judgement, read by the re-arm right after it.
+     */
+    private static final int ANSWER_PHASE = 1 << 5;
+    /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last: these three bits. */
+    private static final int SCHEDULED_SHIFT = 6;
+    private static final int SCHEDULED_BITS = 7 << SCHEDULED_SHIFT;
     /** Unanswered pings are counted in the judgement word's upper half. */
     private static final int MISSED_PING = 1 << 16;
     private static final int FLAGS = MISSED_PING - 1;
@@ -84,8 +94,7 @@ final class HeartbeatHandler extends TimerEntry
     private static final VarHandle LAST_READ;
     private static final VarHandle LAST_WRITE;
     private static final VarHandle READING;
-    private static final VarHandle PING_WRITTEN;
-    private static final VarHandle PING_ON_WIRE;
+    private static final VarHandle SIDE;
     private static final VarHandle CONFIG;
     private static final VarHandle CONFIG_SERIAL;
     private static final VarHandle ACTIONS;
@@ -96,9 +105,8 @@ final class HeartbeatHandler extends TimerEntry
             LAST_READ = lookup.findVarHandle(HeartbeatHandler.class, "lastRead", long.class);
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
             READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
-            PING_WRITTEN = lookup.findVarHandle(HeartbeatHandler.class, "pingWritten", long.class);
-            PING_ON_WIRE = lookup.findVarHandle(HeartbeatHandler.class, "pingOnWire", boolean.class);
-            CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", HeartbeatConfig.class);
+            SIDE = lookup.findVarHandle(HeartbeatHandler.class, "side", Object.class);
+            CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", BoundConfig.class);
             CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
         } catch (ReflectiveOperationException e) {
@@ -106,16 +114,16 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
-    final HeartbeatMonitor monitor;
-
     // ---- Written by the event loop, read by the worker. ----
     /**
-     * The configuration. The event loop changes it under a sequence lock with {@link #configSerial}
-     * (odd while changing; release stores), so the worker reads a config and the serial it belongs to
-     * as one pair (acquire loads) and tags its verdict with that serial: a verdict judged under one
-     * configuration is dropped on the event loop if the configuration changed since.
+     * The configuration, bound to the monitor (which is thus one load away without a field of its
+     * own: the monitor of every binding a handler gets is the same). The event loop changes it under
+     * a sequence lock with {@link #configSerial} (odd while changing; release stores), so the worker
+     * reads a config and the serial it belongs to as one pair (acquire loads) and tags its verdict
+     * with that serial: a verdict judged under one configuration is dropped on the event loop if the
+     * configuration changed since. The event loop reads it plain; other threads opaque or acquire.
      */
-    private HeartbeatConfig config;
+    private BoundConfig config;
     @SuppressWarnings("unused") // accessed through CONFIG_SERIAL
     private int configSerial;
     /** Ticker time of the end of the latest read batch. */
@@ -124,26 +132,25 @@ final class HeartbeatHandler extends TimerEntry
     /** Ticker time the latest write completed. */
     @SuppressWarnings("unused") // accessed through LAST_WRITE
     private long lastWrite;
-    /** Ticker time the event loop last wrote a ping; meaningful only while {@link #pingOnWire}. */
-    @SuppressWarnings("unused") // accessed through PING_WRITTEN
-    private long pingWritten;
     /**
-     * The event loop wrote the ping the worker decided last, and its write has not failed: set by the
-     * event loop when it writes a ping, cleared by the worker when it decides one and by the event loop
-     * when the write fails. Opaque. No ticker value doubles as "no ping": every ticker value is valid.
+     * The state only some configurations need, allocated by the first configuration that needs it:
+     * an {@link OutputObserver} (observeOutput; event loop only) or a {@link PingState} (ping policy;
+     * event loop and worker). A configuration that needs neither keeps what is there; one that needs
+     * the other kind replaces it. Opaque: the event loop stores a PingState before it publishes the
+     * ping configuration that needs it (a release store of {@link #config}, or the schedule request),
+     * so a worker that judges that configuration finds it. Null until then.
      */
-    @SuppressWarnings("unused") // accessed through PING_ON_WIRE
-    private boolean pingOnWire;
+    @SuppressWarnings("unused") // accessed through SIDE
+    private Object side;
     /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     @SuppressWarnings("unused") // accessed through READING
     private boolean reading;
 
-    // ---- Written by the event loop only. ctx and output are set before the schedule request that
-    // publishes them to the worker, which then reads them (plain); the rest the worker never reads. ----
+    // ---- Written by the event loop only. ctx is set before the schedule request that publishes it
+    // to the worker, which then reads it (plain); the rest the worker never reads. ----
     ChannelHandlerContext ctx;
     private byte lifecycle;
     private boolean voidWriteUnstamped;
-    private OutputObserver output;
 
     // ---- Worker only. ----
     /**
@@ -159,24 +166,20 @@ final class HeartbeatHandler extends TimerEntry
      */
     private long nextWriterCheck;
     private long nextAllCheck;
+    /** The judgement flags (READER_WAS_IDLE ... ANSWER_PHASE), the scheduled order, the missed pings. */
     private int judgement;
-    /** The {@link CheckOrder} in which IdleStateHandler would have scheduled its three tasks last. */
-    private byte scheduleOrder;
-    /**
-     * The next check waits for a ping's answer (ping policy): it gets a finer coalescing window (see
-     * {@link #coalesce}). Set by the judgement, read by the re-arm right after it.
-     */
-    private boolean answerPhase;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
-    /** Next in the event loop batch's stack; written by the worker before the push CAS. */
-    HeartbeatHandler batchNext;
 
     HeartbeatHandler(HeartbeatMonitor monitor, HeartbeatConfig config) {
-        this.monitor = monitor;
-        this.config = config;
+        this.config = monitor.bind(config);
+    }
+
+    /** Any thread: the monitor that made this handler. */
+    HeartbeatMonitor monitor() {
+        return ((BoundConfig) CONFIG.getOpaque(this)).monitor;
     }
 
     // ------------------------------------------------------------------ event loop: lifecycle
@@ -227,12 +230,15 @@ final class HeartbeatHandler extends TimerEntry
         }
         lifecycle = ACTIVE;
         this.ctx = ctx;
-        HeartbeatConfig cfg = config;
+        HeartbeatMonitor monitor = config.monitor;
+        HeartbeatConfig cfg = config.config;
         long now = monitor.ticker.nanoTime();
         LAST_READ.setOpaque(this, now);
         LAST_WRITE.setOpaque(this, now);
         if (cfg.observeOutput) {
-            output = new OutputObserver(ctx.channel(), now);
+            SIDE.setOpaque(this, new OutputObserver(ctx.channel(), now));
+        } else if (cfg.policy == HeartbeatConfig.Policy.PING) {
+            SIDE.setOpaque(this, new PingState()); // before the schedule request publishes it
         }
         monitor.channelOpened();
         if (cfg.tracksAnything() && !monitor.worker.schedule(this, now + cfg.shortestNanos)) {
@@ -242,6 +248,7 @@ final class HeartbeatHandler extends TimerEntry
 
     private void destroy() {
         if (lifecycle == ACTIVE) {
+            HeartbeatMonitor monitor = config.monitor;
             monitor.channelClosed();
             monitor.worker.cancel(this);
         }
@@ -253,21 +260,27 @@ final class HeartbeatHandler extends TimerEntry
      * verdict the worker reached under the previous configuration is dropped.
      */
     void reconfigure(HeartbeatConfig cfg) {
+        HeartbeatMonitor monitor = config.monitor;
+        BoundConfig bound = monitor.bind(cfg);
         int serial = configSerial; // plain: this thread is the only writer
         // Odd for the whole change: the worker judges nothing meanwhile, and the schedule or cancel
         // request below is made before the serial is even again, so the first expiry under the new
         // serial is the one that request arms (see configToJudge and prepare).
         CONFIG_SERIAL.setOpaque(this, serial + 1);
-        CONFIG.setRelease(this, cfg);
+        if (lifecycle == ACTIVE && cfg.policy == HeartbeatConfig.Policy.PING && pingState() == null) {
+            SIDE.setOpaque(this, new PingState()); // before the release store that publishes cfg
+        }
+        CONFIG.setRelease(this, bound);
         if (lifecycle == ACTIVE) {
             long now = monitor.ticker.nanoTime();
             LAST_READ.setOpaque(this, now);
             LAST_WRITE.setOpaque(this, now);
             if (cfg.observeOutput) {
+                OutputObserver output = output();
                 if (output == null) {
-                    output = new OutputObserver(ctx.channel(), now);
+                    SIDE.setOpaque(this, new OutputObserver(ctx.channel(), now));
                 } else {
-                    output.snapshot(now); // as a new IdleStateHandler would, from the buffer as it is now
+                    output.snapshot(ctx.channel(), now); // as a new IdleStateHandler would: the buffer as it is now
                 }
             }
             if (!cfg.tracksAnything()) {
@@ -279,14 +292,33 @@ final class HeartbeatHandler extends TimerEntry
         CONFIG_SERIAL.setRelease(this, serial + 2);
     }
 
+    /** The side object, or null: for the layout test. */
+    Object side() {
+        return SIDE.getOpaque(this);
+    }
+
+    /** Event loop: the output observer, if the side object is one. */
+    private OutputObserver output() {
+        return SIDE.getOpaque(this) instanceof OutputObserver o ? o : null;
+    }
+
+    /**
+     * Event loop or worker: the ping state, if the side object is one. Under a ping configuration it
+     * is, except to a worker still judging a ping configuration the event loop is switching away
+     * from (to one that observes output): that verdict is stale, and dropped on the event loop.
+     */
+    private PingState pingState() {
+        return SIDE.getOpaque(this) instanceof PingState p ? p : null;
+    }
+
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
     void resetReadTimeout() {
-        LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_READ.setOpaque(this, config.ticker.nanoTime());
     }
 
     /** The handler's executor: counts a write now, as {@code IdleStateHandler.resetWriteTimeout()}. */
     void resetWriteTimeout() {
-        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
     }
 
     /** The executor this handler runs on, or null before it is added to a pipeline. */
@@ -297,16 +329,16 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Any thread: the current configuration. */
     HeartbeatConfig config() {
-        return (HeartbeatConfig) CONFIG.getAcquire(this);
+        return ((BoundConfig) CONFIG.getAcquire(this)).config;
     }
 
     /**
      * Worker: the configuration and its serial, read as one pair; null if the event loop is changing
-     * it right now (its schedule or cancel request follows and brings the entry back).
+     * it right now (the caller looks again shortly: the change's own request may have come due already).
      */
     HeartbeatConfig configToJudge() {
         int before = (int) CONFIG_SERIAL.getAcquire(this);
-        HeartbeatConfig cfg = (HeartbeatConfig) CONFIG.getAcquire(this);
+        HeartbeatConfig cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
         int after = (int) CONFIG_SERIAL.getAcquire(this);
         if ((before & 1) != 0 || before != after) {
             return null;
@@ -330,7 +362,7 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if ((boolean) READING.getOpaque(this)) {
-            LAST_READ.setOpaque(this, monitor.ticker.nanoTime());
+            LAST_READ.setOpaque(this, config.ticker.nanoTime());
             READING.setOpaque(this, false);
         }
         ctx.fireChannelReadComplete();
@@ -353,7 +385,7 @@ final class HeartbeatHandler extends TimerEntry
     public void flush(ChannelHandlerContext ctx) {
         if (voidWriteUnstamped) {
             voidWriteUnstamped = false;
-            LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+            LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
         }
         ctx.flush();
     }
@@ -361,7 +393,7 @@ final class HeartbeatHandler extends TimerEntry
     /** A write completed (this handler is its own write listener, so a write allocates nothing). */
     @Override
     public void operationComplete(ChannelFuture future) {
-        LAST_WRITE.setOpaque(this, monitor.ticker.nanoTime());
+        LAST_WRITE.setOpaque(this, config.ticker.nanoTime());
     }
 
     // ------------------------------------------------------------------ worker: judgement
@@ -371,7 +403,7 @@ final class HeartbeatHandler extends TimerEntry
      * {@code monitor.verdict} (the worker's scratch word) and returns when to look again.
      */
     long judge(HeartbeatConfig cfg, long now) {
-        monitor.verdict = 0;
+        monitor().verdict = 0;
         return cfg.policy == HeartbeatConfig.Policy.PING ? judgePing(cfg, now) : judgeIdle(cfg, now);
     }
 
@@ -392,13 +424,11 @@ final class HeartbeatHandler extends TimerEntry
      */
     private void prepare(HeartbeatConfig cfg, int serial) {
         judgedSerial = serial;
-        judgement = 0;
-        answerPhase = false;
+        judgement = CheckOrder.INITIAL << SCHEDULED_SHIFT; // and no flags, no missed pings
         long start = requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
         nextReaderCheck = start + cfg.readerIdleNanos;
         nextWriterCheck = start + cfg.writerIdleNanos;
         nextAllCheck = start + cfg.allIdleNanos;
-        scheduleOrder = CheckOrder.INITIAL;
     }
 
     private long judgeIdle(HeartbeatConfig cfg, long now) {
@@ -406,34 +436,44 @@ final class HeartbeatHandler extends TimerEntry
         long write = (long) LAST_WRITE.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
         judgement &= ~STALL_GRACE;
-        // Which of IdleStateHandler's three tasks would have run by now, and when each ran.
-        int due = 0;
-        long readerAt = 0;
-        long writerAt = 0;
-        long allAt = 0;
-        if (cfg.readerIdleNanos > 0 && now - nextReaderCheck >= 0) {
-            due |= 1 << CheckOrder.READER;
-            readerAt = checkTime(nextReaderCheck, cfg.readerIdleNanos, now);
-            nextReaderCheck = check(readerAt, cfg.readerIdleNanos, read, busy, READER_WAS_IDLE, READER,
-                    READER_FIRST);
+        // Replay IdleStateHandler's task queue up to now: the due check with the earliest time runs
+        // first (ties in scheduling order) and goes to the back of that order, as a task that runs
+        // schedules itself again. A check that found the channel busy is due again at the last
+        // activity plus its timeout, which may be before now (the worker looks up to a tick late):
+        // then it runs again in this loop, in its place among the others, so that what it finds
+        // comes in IdleStateHandler's order. Each kind runs at most twice: the second run finds the
+        // channel idle (the stamps are those the first one saw), and an idle check is next due a
+        // whole timeout later. The checks are independent here; the order matters on the event loop.
+        int scheduled = (judgement & SCHEDULED_BITS) >>> SCHEDULED_SHIFT;
+        int found = CheckOrder.INITIAL; // the kinds found idle go to its back, in the order found
+        boolean ran = false;
+        while (true) {
+            int kind = -1;
+            long at = 0;
+            for (int i = 0; i < 3; i++) {
+                int k = CheckOrder.kindAt(scheduled, i);
+                long timeout = timeout(cfg, k);
+                long due = nextCheck(k);
+                if (timeout > 0 && now - due >= 0) {
+                    long t = checkTime(due, timeout, now);
+                    if (kind < 0 || t - at < 0) {
+                        kind = k;
+                        at = t;
+                    }
+                }
+            }
+            if (kind < 0) {
+                break;
+            }
+            ran = true;
+            scheduled = CheckOrder.moveToBack(scheduled, kind);
+            if (runCheck(kind, cfg, at, read, write, busy)) {
+                found = CheckOrder.moveToBack(found, kind);
+            }
         }
-        if (cfg.writerIdleNanos > 0 && now - nextWriterCheck >= 0) {
-            due |= 1 << CheckOrder.WRITER;
-            writerAt = checkTime(nextWriterCheck, cfg.writerIdleNanos, now);
-            nextWriterCheck = check(writerAt, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER,
-                    WRITER_FIRST);
-        }
-        if (cfg.allIdleNanos > 0 && now - nextAllCheck >= 0) {
-            due |= 1 << CheckOrder.ALL;
-            allAt = checkTime(nextAllCheck, cfg.allIdleNanos, now);
-            nextAllCheck = check(allAt, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL,
-                    ALL_FIRST);
-        }
-        if (due != 0) {
-            // The checks are independent here; the order matters on the event loop (see CheckOrder).
-            int run = CheckOrder.runOrder(scheduleOrder, due, readerAt, writerAt, allAt);
-            scheduleOrder = (byte) CheckOrder.afterRun(scheduleOrder, run, due);
-            monitor.verdict |= run << ORDER_SHIFT;
+        if (ran) {
+            judgement = (judgement & ~SCHEDULED_BITS) | (scheduled << SCHEDULED_SHIFT);
+            monitor().verdict |= found << ORDER_SHIFT;
         }
         long next = 0;
         boolean any = false;
@@ -451,6 +491,37 @@ final class HeartbeatHandler extends TimerEntry
         return next;
     }
 
+    /**
+     * Runs the check of {@code kind} as of {@code at} and sets when it runs next.
+     *
+     * @return whether it found the channel idle (its event bit is then in the verdict)
+     */
+    private boolean runCheck(int kind, HeartbeatConfig cfg, long at, long read, long write, boolean busy) {
+        switch (kind) {
+            case CheckOrder.READER:
+                nextReaderCheck = check(at, cfg.readerIdleNanos, read, busy, READER_WAS_IDLE, READER, READER_FIRST);
+                return (judgement & READER_WAS_IDLE) != 0;
+            case CheckOrder.WRITER:
+                nextWriterCheck = check(at, cfg.writerIdleNanos, write, false, WRITER_WAS_IDLE, WRITER, WRITER_FIRST);
+                return (judgement & WRITER_WAS_IDLE) != 0;
+            default:
+                nextAllCheck = check(at, cfg.allIdleNanos, latest(read, write), busy, ALL_WAS_IDLE, ALL, ALL_FIRST);
+                return (judgement & ALL_WAS_IDLE) != 0;
+        }
+    }
+
+    /** The timeout of the check of {@code kind}, 0 if disabled. */
+    private static long timeout(HeartbeatConfig cfg, int kind) {
+        return kind == CheckOrder.READER ? cfg.readerIdleNanos
+                : kind == CheckOrder.WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
+    }
+
+    /** When the check of {@code kind} is next due. */
+    private long nextCheck(int kind) {
+        return kind == CheckOrder.READER ? nextReaderCheck
+                : kind == CheckOrder.WRITER ? nextWriterCheck : nextAllCheck;
+    }
+
     /** When a check due at {@code due} is taken: then, or now if it is a whole period late (a stall). */
     private static long checkTime(long due, long timeout, long now) {
         return now - due >= timeout ? now : due;
@@ -464,7 +535,7 @@ final class HeartbeatHandler extends TimerEntry
      */
     private long check(long at, long timeout, long last, boolean busy, int wasIdle, int event, int firstEvent) {
         if (!busy && at - last >= timeout) {
-            monitor.verdict |= (judgement & wasIdle) == 0 ? firstEvent : event;
+            monitor().verdict |= (judgement & wasIdle) == 0 ? firstEvent : event;
             judgement |= wasIdle;
             return at + timeout;
         }
@@ -474,7 +545,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /**
      * The ping policy. A miss is counted only for a ping the event loop has really written (see
-     * {@link #pingOnWire}), and only once the timeout has passed since that write: a lagging event
+     * {@link PingState#onWire}), and only once the timeout has passed since that write: a lagging event
      * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
      * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
      * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is
@@ -483,15 +554,18 @@ final class HeartbeatHandler extends TimerEntry
     private long judgePing(HeartbeatConfig cfg, long now) {
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
-        judgement &= ~STALL_GRACE;
-        answerPhase = true; // until the ping is answered: the interval returns below clear it
+        judgement = (judgement & ~STALL_GRACE) | ANSWER_PHASE; // until answered: the interval returns clear it
         long poll = Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos);
+        PingState ping = pingState();
+        if (ping == null) {
+            return now + poll; // a reconfiguration away from ping is under way (see pingState): its request decides
+        }
         if ((judgement & AWAITING_ANSWER) != 0) {
             if (busy || read - pingSentAt() >= 0) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
                 judgement &= FLAGS & ~AWAITING_ANSWER;
-            } else if (!(boolean) PING_ON_WIRE.getOpaque(this)) {
+            } else if (!ping.onWire()) {
                 // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
                 long giveUp = pingSentAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
@@ -499,37 +573,37 @@ final class HeartbeatHandler extends TimerEntry
                 }
                 judgement &= ~AWAITING_ANSWER;
             } else {
-                long answerDue = (long) PING_WRITTEN.getOpaque(this) + cfg.pingTimeoutNanos;
+                long answerDue = ping.written() + cfg.pingTimeoutNanos;
                 if (now - answerDue < 0) {
                     return earliest(answerDue, now + poll);
                 }
                 judgement += MISSED_PING;
                 if (judgement >>> 16 >= cfg.maxMissedPings) {
-                    monitor.verdict |= PING_TIMEOUT;
+                    monitor().verdict |= PING_TIMEOUT;
                     return now + cfg.pingTimeoutNanos; // the close is on its way; look again if it is vetoed
                 }
-                return decidePing(RESEND_PING, now, poll);
+                return decidePing(ping, RESEND_PING, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? (long) LAST_WRITE.getOpaque(this) : read;
         if (busy && !cfg.pingWhenWriterIdle) {
-            answerPhase = false;
+            judgement &= ~ANSWER_PHASE;
             return now + cfg.pingIntervalNanos;
         }
         long due = base + cfg.pingIntervalNanos + jitterNanos(cfg);
         if (now - due < 0) {
-            answerPhase = false;
+            judgement &= ~ANSWER_PHASE;
             return due;
         }
         judgement |= AWAITING_ANSWER;
-        return decidePing(SEND_PING, now, poll);
+        return decidePing(ping, SEND_PING, now, poll);
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
-    private long decidePing(int kind, long now, long poll) {
-        monitor.verdict |= kind;
+    private long decidePing(PingState ping, int kind, long now, long poll) {
+        monitor().verdict |= kind;
         pingSentAt(now);
-        PING_ON_WIRE.setOpaque(this, false); // before the hand-off, which orders it before the event loop's write
+        ping.decided(); // before the hand-off, which orders it before the event loop's write
         return now + poll;
     }
 
@@ -586,8 +660,9 @@ final class HeartbeatHandler extends TimerEntry
      */
     @Override
     protected long coalesce(long deadline) {
-        long window = monitor.coalescingWindow((HeartbeatConfig) CONFIG.getAcquire(this));
-        if (answerPhase) {
+        BoundConfig bound = (BoundConfig) CONFIG.getAcquire(this);
+        long window = bound.monitor.coalescingWindow(bound.config);
+        if ((judgement & ANSWER_PHASE) != 0) {
             // A ping chain (ping, re-ping, close) would pay the window at every step. The answer
             // deadlines of pings decided at one grid point fall within a few ms of each other anyway
             // (decision + write delay + timeout), so a quarter of the window still lets them share
@@ -617,6 +692,7 @@ final class HeartbeatHandler extends TimerEntry
             executor.execute(() -> perform(word)); // the channel moved to another event loop: rare
             return;
         }
+        HeartbeatMonitor monitor = config.monitor;
         if (word >>> TAG_SHIFT != tagOf(configSerial)) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
             return;
@@ -626,7 +702,7 @@ final class HeartbeatHandler extends TimerEntry
         }
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again here, as IdleStateHandler's tasks check on the loop.
-        HeartbeatConfig cfg = config;
+        HeartbeatConfig cfg = config.config;
         int bits = word & ACTION_BITS;
         long now = monitor.ticker.nanoTime();
         switch (cfg.policy) {
@@ -664,7 +740,7 @@ final class HeartbeatHandler extends TimerEntry
                 return; // a user handler closed, removed or reconfigured in reaction to the last event
             }
             if (idle(kind, cfg, bits, now)) {
-                monitor.idleEvent(kind);
+                config.monitor.idleEvent(kind);
                 ctx.fireUserEventTriggered(event(kind, bits));
             }
         }
@@ -725,15 +801,16 @@ final class HeartbeatHandler extends TimerEntry
      */
     private boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos) {
         int serial = configSerial;
-        monitor.closing(this, reason, idleNanos);
+        config.monitor.closing(this, reason, idleNanos);
         ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
         return serial == configSerial && canAct();
     }
 
     private void ping(ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        PingState state = pingState(); // present: this thread made it before it published cfg
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
-        boolean answeredSinceWritten = busy || read - (long) PING_WRITTEN.getOpaque(this) >= 0;
+        boolean answeredSinceWritten = busy || read - state.written() >= 0;
         if ((bits & PING_TIMEOUT) != 0) {
             if (answeredSinceWritten) {
                 return; // answered after all, just now
@@ -759,12 +836,11 @@ final class HeartbeatHandler extends TimerEntry
         try {
             ping = cfg.pingFactory.newPing(ctx.channel());
         } catch (Throwable t) {
-            monitor.pingFailed(this, t);
+            config.monitor.pingFailed(this, t);
             ctx.fireExceptionCaught(t);
             return;
         }
-        PING_WRITTEN.setOpaque(this, now);
-        PING_ON_WIRE.setOpaque(this, true);
+        state.wrote(now);
         // From the tail, so encoders (and this handler's write stamp) see the ping.
         ctx.channel().writeAndFlush(ping).addListener(this::pingWriteDone);
     }
@@ -772,18 +848,21 @@ final class HeartbeatHandler extends TimerEntry
     /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
     private void pingWriteDone(Future<? super Void> future) {
         if (future.isSuccess()) {
-            monitor.pingSent();
+            config.monitor.pingSent();
         } else {
-            PING_ON_WIRE.setOpaque(this, false);
-            monitor.pingFailed(this, future.cause());
+            PingState state = pingState();
+            if (state != null) { // else a reconfiguration dropped it, and the ping with it
+                state.writeFailed();
+            }
+            config.monitor.pingFailed(this, future.cause());
         }
     }
 
     /** Acts once, as ReadTimeoutHandler does: the entry leaves the wheel now, channelInactive finds nothing. */
     private void closeOnce(ChannelHandlerContext ctx) {
         lifecycle = DESTROYED;
-        monitor.channelClosed();
-        monitor.worker.cancel(this);
+        config.monitor.channelClosed();
+        config.monitor.worker.cancel(this);
         ctx.close();
     }
 
@@ -808,7 +887,8 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private boolean outputChanged(HeartbeatConfig cfg, boolean first) {
-        return cfg.observeOutput && output != null && output.changed(first, (long) LAST_WRITE.getOpaque(this));
+        OutputObserver output = cfg.observeOutput ? output() : null;
+        return output != null && output.changed(ctx.channel(), first, (long) LAST_WRITE.getOpaque(this));
     }
 
     // ------------------------------------------------------------------ pass-through
@@ -867,7 +947,60 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public String toString() {
-        ChannelHandlerContext c = ctx;
+        ChannelHandlerContext c = ctx; // (racy from other threads: for logs only)
         return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
+    }
+
+    /** The ping policy's per-channel state: allocated only for ping configurations (see {@link #side}). */
+    static final class PingState {
+
+        private static final VarHandle WRITTEN;
+        private static final VarHandle ON_WIRE;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                WRITTEN = lookup.findVarHandle(PingState.class, "written", long.class);
+                ON_WIRE = lookup.findVarHandle(PingState.class, "onWire", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Ticker time the event loop last wrote a ping; meaningful only while {@link #onWire}. Opaque. */
+        @SuppressWarnings("unused") // accessed through WRITTEN
+        private long written;
+        /**
+         * The event loop wrote the ping the worker decided last, and its write has not failed: set by
+         * the event loop when it writes a ping, cleared by the worker when it decides one and by the
+         * event loop when the write fails. Opaque. No ticker value doubles as "no ping": every ticker
+         * value is valid.
+         */
+        @SuppressWarnings("unused") // accessed through ON_WIRE
+        private boolean onWire;
+
+        /** Event loop: a ping is being written at {@code now}. */
+        void wrote(long now) {
+            WRITTEN.setOpaque(this, now);
+            ON_WIRE.setOpaque(this, true);
+        }
+
+        /** Event loop: the latest ping's write failed. */
+        void writeFailed() {
+            ON_WIRE.setOpaque(this, false);
+        }
+
+        /** Worker: a new ping is decided; none is on the wire until the event loop writes it. */
+        void decided() {
+            ON_WIRE.setOpaque(this, false);
+        }
+
+        boolean onWire() {
+            return (boolean) ON_WIRE.getOpaque(this);
+        }
+
+        long written() {
+            return (long) WRITTEN.getOpaque(this);
+        }
     }
 }

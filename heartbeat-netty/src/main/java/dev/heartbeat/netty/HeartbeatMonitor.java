@@ -97,6 +97,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Whether the one WARN about channels activated after close was logged. */
     private final AtomicBoolean warnedUnmonitored = new AtomicBoolean();
 
+    /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
+    private final BoundConfig[] bound = new BoundConfig[16];
+
     // Worker only: the actions the handler being judged decided (scratch for one expiry, so that a
     // handler does not carry it), and the batch of each event loop it hands actions to.
     int verdict;
@@ -279,7 +282,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         ChannelPipeline pipeline = channel.pipeline();
         if (handlerName != null) {
             ChannelHandler named = pipeline.get(handlerName);
-            if (named instanceof HeartbeatHandler h && h.monitor == this) {
+            if (named instanceof HeartbeatHandler h && h.monitor() == this) {
                 return h;
             }
             throw new IllegalArgumentException("no Heartbeat handler of this monitor named '" + handlerName
@@ -288,7 +291,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         HeartbeatHandler found = null;
         String foundName = null;
         for (Map.Entry<String, ChannelHandler> e : pipeline) {
-            if (e.getValue() instanceof HeartbeatHandler h && h.monitor == this) {
+            if (e.getValue() instanceof HeartbeatHandler h && h.monitor() == this) {
                 if (found != null) {
                     throw new IllegalArgumentException("the pipeline of " + channel + " has more than one Heartbeat "
                             + "handler of this monitor ('" + foundName + "', '" + e.getKey() + "'): name one");
@@ -333,6 +336,23 @@ public final class HeartbeatMonitor implements AutoCloseable {
     }
 
     /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
+    /**
+     * Any thread: {@code config} bound to this monitor, shared with the handlers made or reconfigured
+     * with the same configuration recently. The cache is racy on purpose: a {@link BoundConfig} is
+     * immutable (final fields), so every thread sees a whole one or none, and a miss, or a lost
+     * store, only costs one more allocation.
+     */
+    BoundConfig bind(HeartbeatConfig config) {
+        BoundConfig[] cache = bound;
+        int i = System.identityHashCode(config) & (cache.length - 1);
+        BoundConfig b = cache[i];
+        if (b == null || b.config != config) {
+            b = new BoundConfig(this, config);
+            cache[i] = b;
+        }
+        return b;
+    }
+
     long coalescingWindow(HeartbeatConfig cfg) {
         return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
     }
@@ -465,8 +485,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
             HeartbeatConfig cfg = handler.configToJudge();
-            if (cfg == null || !cfg.tracksAnything()) {
-                return; // being reconfigured, or to track nothing: its schedule or cancel request is on its way
+            if (cfg == null) {
+                // Being reconfigured right now. Its schedule or cancel request usually follows and
+                // decides; but if the event loop stalled after that request, and it came due already,
+                // none will: look again, until the switch is done.
+                worker.rearm(handler, now + worker.tickNanos());
+                return;
+            }
+            if (!cfg.tracksAnything()) {
+                return; // to track nothing: its cancel request is on its way
             }
             long lateness = now - handler.deadline();
             if (lateness > stallAfterNanos && handler.takeStallGrace()) {

@@ -30,7 +30,7 @@
  * <li>Event loop to worker: the entry's state word (CAS) and its request deadline
  *     ({@code dev.heartbeat.core.TimerWorker}); no command objects.</li>
  * <li>Worker to event loop: the handler's action word (atomic OR of tagged bits, swapped out by the
- *     event loop) and one {@code EventLoopBatch} per event loop (a lock-free stack, submitted as
+ *     event loop) and one {@code EventLoopBatch} per event loop (a lock-free queue, submitted as
  *     one task per worker cycle).</li>
  * <li>Configuration: a sequence lock (odd serial while changing, release stores, acquire loads), so
  *     the worker judges a configuration together with its serial, and a verdict of an older serial

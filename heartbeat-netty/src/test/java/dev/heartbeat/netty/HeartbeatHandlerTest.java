@@ -18,6 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -521,6 +523,28 @@ class HeartbeatHandlerTest {
         assertTrue(ch.isOpen(), "the login deadline no longer applies");
         advance(240_000 + LATE);
         assertFalse(ch.isOpen(), "closed after the five-minute session timeout");
+    }
+
+    /**
+     * The event loop can stall inside a reconfiguration after its schedule request was applied and
+     * before it marks the switch done (the serial is odd meanwhile). If the entry comes due then, no
+     * other request follows, so the worker must look again instead of dropping the entry. The stall
+     * is made by hand: the serial is set odd and even again as the event loop would.
+     */
+    @Test
+    void anExpiryDuringAReconfigurationLooksAgainAfterIt() throws ReflectiveOperationException {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(monitor.newHandler(events(10, 0, 0)), r);
+        HeartbeatHandler handler = (HeartbeatHandler) ch.pipeline().first();
+        VarHandle serial = MethodHandles.privateLookupIn(HeartbeatHandler.class, MethodHandles.lookup())
+                .findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
+        int before = (int) serial.getVolatile(handler);
+        serial.setVolatile(handler, before + 1); // halfway through a switch, its request applied
+        advance(10 + LATE);
+        assertTrue(r.events.isEmpty(), "nothing is judged while the configuration changes");
+        serial.setVolatile(handler, before + 2); // the switch is done
+        advance(10 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events, "the handler is still watched");
     }
 
     @Test

@@ -23,11 +23,12 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
  * ({@link Fixture.Stub}), and {@link HeartbeatHandler#perform} ends at once for a handler outside a
  * pipeline, after one {@code ctx.executor()} call, which is what counts a perform.
  *
- * <p>Before the actors: handler 1 has READER pending, is in the stack and the batch is submitted.
+ * <p>Before the actors: handler 1 has READER pending, is in the queue and the batch is submitted.
  * The worker then offers WRITER to handler 1 and READER to handler 2; the arbiter runs the batch
  * once more if the worker submitted it, as the event loop would. Results: performs of handler 1,
  * performs of handler 2, submissions by the worker, and leftovers (bit 0/1: handler 1/2 still has
- * actions; bit 2/3: handler 1/2 still has a {@code batchNext}; bit 4: the batch is not idle).
+ * actions; bits 2/3: unused since the batch is a queue, not a stack of linked handlers; bit 4: the
+ * batch is not idle, a handler is left in its queue or it is still submitted).
  *
  * <p>Run: {@code java -jar load-test/target/jcstress.jar -t BatchStress}.
  */
@@ -37,15 +38,15 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
         desc = "The worker's cycle came first: WRITER merged into handler 1's pending word, handler 2 pushed "
                 + "while the batch was still submitted; one run performed both.")
 @Outcome(id = "1, 1, 1, 0", expect = ACCEPTABLE,
-        desc = "Handler 2 was pushed after run cleared 'submitted': the worker submitted again; the stack was "
+        desc = "Handler 2 was pushed after run cleared 'submitted': the worker submitted again; the queue was "
                 + "taken by the first run or the second (then the other run found it empty).")
 @Outcome(id = "2, 1, 1, 0", expect = ACCEPTABLE,
-        desc = "The run took handler 1's READER first; WRITER re-pushed it (its link was cleared), submitted; "
+        desc = "The run took handler 1's READER first; WRITER re-pushed it (it had left the queue), submitted; "
                 + "the next run performed it and handler 2.")
 @Outcome(id = "2, 1, 0, .*", expect = FORBIDDEN,
-        desc = "Lost action: a handler was pushed after the run took the stack, and nobody submitted the batch.")
+        desc = "Lost action: a handler was pushed after the run took the queue, and nobody submitted the batch.")
 @Outcome(expect = FORBIDDEN,
-        desc = "An action lost or performed twice, a handler in the stack twice, a batchNext left set, "
+        desc = "An action lost or performed twice, a handler in the queue twice, "
                 + "or pending actions or handlers left behind.")
 @State
 public class BatchStress {
@@ -97,6 +98,6 @@ public class BatchStress {
         r.r2 = ctx2.executorCalls;
         r.r3 = submissions;
         r.r4 = (h1.takeActions() != 0 ? 1 : 0) | (h2.takeActions() != 0 ? 2 : 0)
-                | (h1.batchNext != null ? 4 : 0) | (h2.batchNext != null ? 8 : 0) | (batch.isIdle() ? 0 : 16);
+                | (batch.isIdle() ? 0 : 16);
     }
 }

@@ -1,0 +1,34 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import dev.heartbeat.core.Ticker;
+
+/**
+ * A configuration as one monitor runs it: a handler's one reference to both, so that it needs no
+ * field of its own for its monitor (4 bytes a channel). Immutable, so any thread may read one it
+ * finds; shared by the handlers of a monitor that use the same configuration (see
+ * {@link HeartbeatMonitor#bind}). What the hot path reads is copied here, so that it stays one load
+ * from the handler, as it was through the monitor and the configuration.
+ */
+final class BoundConfig {
+
+    final HeartbeatMonitor monitor;
+    final HeartbeatConfig config;
+    /** The monitor's ticker. */
+    final Ticker ticker;
+    /** The configuration's {@code tracksReads}. */
+    final boolean tracksReads;
+    /** The configuration's {@code tracksWrites}. */
+    final boolean tracksWrites;
+
+    BoundConfig(HeartbeatMonitor monitor, HeartbeatConfig config) {
+        this.monitor = monitor;
+        this.config = config;
+        this.ticker = monitor.ticker;
+        this.tracksReads = config.tracksReads;
+        this.tracksWrites = config.tracksWrites;
+    }
+}
