@@ -1,0 +1,195 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A protocol's liveness check: makes a ping and recognises its answer, such as an HTTP/2 PING and
+ * its ACK, a WebSocket Ping and its Pong, or an MQTT PINGREQ and its PINGRESP. Get one from
+ * {@link Probes}. A probe is stateless and shared by every channel that uses it: the per-channel
+ * state (the token of the latest ping and how many pings await an answer) is two primitives held
+ * by the caller, so writing a ping costs the ping message and recognising an answer allocates
+ * nothing.
+ *
+ * <h2>Tokens and matching</h2>
+ * The caller numbers a channel's pings consecutively from a random start: the ping written
+ * {@code i} pings before the latest carries {@code latestToken - i} (wrapping around as longs do).
+ * How an answer is matched to its ping is the probe's {@link Matching}:
+ * <ul>
+ * <li>{@link Matching#BY_TOKEN}: the answer echoes the token (HTTP/2 PING ACK, WebSocket Pong);</li>
+ * <li>{@link Matching#IN_ORDER}: the answer carries nothing and the peer answers in order, so it
+ *     answers the oldest ping still waiting (MQTT PINGRESP, most line protocols);</li>
+ * <li>{@link Matching#NONE}: answers are not recognised at all ({@link Probes#of(PingFactory)}):
+ *     only {@link AckMode#ANY_INBOUND} can work with it.</li>
+ * </ul>
+ *
+ * <h2>The caller's part</h2>
+ * On the channel's event loop, for every inbound message: {@code int c = probe.classify(msg,
+ * latestToken, unanswered)}; if {@code c >= 0} the message answers one of our pings, written
+ * {@code c} pings before the latest, and the pings older than it are settled too: set
+ * {@code unanswered = c}. If {@link #consumes(int) consumes(c)}, release the message and do not pass
+ * it on; anything else goes on through the pipeline. {@code PROBES.md} has the full contract.
+ *
+ * <p>Thread-safe: a probe holds no per-channel state. Its methods are called on the channel's event
+ * loop.
+ *
+ * <h2>Writing a probe</h2>
+ * For a protocol {@link Probes} does not cover, subclass this with the {@link Matching} its answers
+ * allow and implement {@link #newPing}, {@link #isAnswer} and, for {@link Matching#BY_TOKEN},
+ * {@link #tokenOf}; or use {@link Probes#custom(PingFactory, java.util.function.Predicate)}.
+ */
+public abstract class Probe {
+
+    /* Implementation notes.
+     *
+     * The result of classify is an int so that matching a message allocates nothing and the age of
+     * the answered ping travels with the verdict: an enum could not say "the ping three before the
+     * latest". Consecutive tokens (rather than a random token per ping, as Go's HTTP/2 client uses)
+     * let one long stand for every outstanding ping: the answer to an older ping is recognised as
+     * ours, consumed instead of leaking to the application, and settles the pings before it. A stray
+     * answer collides with a live token with probability unanswered / 2^64 when the start is random.
+     */
+
+    private static final Logger LOG = LoggerFactory.getLogger(Probe.class);
+
+    /** {@link #classify} result: not an answer of this protocol; application traffic. */
+    public static final int NOT_AN_ANSWER = -1;
+    /**
+     * {@link #classify} result: an answer of this protocol to none of our waiting pings (the
+     * application's own ping, an unsolicited Pong, a duplicate); it goes on to the application.
+     */
+    public static final int UNSOLICITED = -2;
+    /**
+     * Pings written without any answer, on a channel that never saw one, after which inbound traffic
+     * means the answers are lost before the handler (see {@link #reportMissingAnswers}).
+     */
+    static final int MISPLACEMENT_PINGS = 3;
+
+    /** How a probe's answers are matched to its pings. */
+    public enum Matching {
+        /** Answers are not recognised: only {@link AckMode#ANY_INBOUND} applies. */
+        NONE,
+        /** Each answer echoes its ping's token: HTTP/2 PING ACK, WebSocket Pong. */
+        BY_TOKEN,
+        /** Answers carry nothing; the peer answers in order, so an answer settles the oldest ping (FIFO). */
+        IN_ORDER
+    }
+
+    private final Matching matching;
+    private final boolean consumesAnswers;
+    /** Set once, by the first event loop to see answers go missing: one WARN per probe, not per channel. */
+    private final AtomicBoolean reportedMissingAnswers = new AtomicBoolean();
+
+    /**
+     * @param matching how answers are matched to pings
+     * @param consumesAnswers whether answers to our pings are kept from the application (and
+     *     released by the caller); false when the answer is a message the application also wants
+     */
+    protected Probe(Matching matching, boolean consumesAnswers) {
+        this.matching = Objects.requireNonNull(matching, "matching");
+        this.consumesAnswers = consumesAnswers;
+    }
+
+    /**
+     * A new ping for the channel of {@code ctx}, carrying {@code token} if the protocol can. Called
+     * on the channel's event loop, once per ping; the caller writes the result from the tail of the
+     * pipeline (so every encoder sees it), and the write releases it.
+     *
+     * @param ctx the context of the calling handler: for its {@code alloc()} and {@code channel()}
+     * @param token the ping's token; ignored unless {@link #matching()} is {@link Matching#BY_TOKEN}
+     * @throws Exception if no ping can be made
+     */
+    public abstract Object newPing(ChannelHandlerContext ctx, long token) throws Exception;
+
+    /** Whether {@code msg} is an answer of this protocol (to anyone's ping). Never called for {@link Matching#NONE}. */
+    protected abstract boolean isAnswer(Object msg);
+
+    /**
+     * The token an answer carries; called only for messages {@link #isAnswer} accepted, and only when
+     * {@link #matching()} is {@link Matching#BY_TOKEN}. An answer whose payload cannot be a token of
+     * ours (a Pong of another length) returns any value; it then matches no waiting ping unless it
+     * collides with one, which a random start makes a 2^-64 event per waiting ping.
+     */
+    protected long tokenOf(Object answer) {
+        throw new UnsupportedOperationException(this + " does not match answers by token");
+    }
+
+    /** How this probe's answers are matched to its pings. */
+    public final Matching matching() {
+        return matching;
+    }
+
+    /**
+     * What an inbound message is to a channel whose latest ping carried {@code latestToken} and
+     * whose {@code unanswered} latest pings await an answer. Allocates nothing.
+     *
+     * @param msg an inbound message at the caller's place in the pipeline
+     * @param latestToken the token of the channel's latest ping (any value if none was written)
+     * @param unanswered how many of the latest pings await an answer: 0 when none does
+     * @return {@link #NOT_AN_ANSWER}; {@link #UNSOLICITED}; or, for an answer to one of our waiting
+     *     pings, how many pings were written after the one it answers: 0 for the latest (the one
+     *     whose write time the caller keeps, so the one that gives an RTT sample)
+     */
+    public final int classify(Object msg, long latestToken, int unanswered) {
+        if (matching == Matching.NONE || !isAnswer(msg)) {
+            return NOT_AN_ANSWER;
+        }
+        if (unanswered <= 0) {
+            return UNSOLICITED;
+        }
+        if (matching == Matching.IN_ORDER) {
+            return unanswered - 1; // the oldest waiting ping
+        }
+        long age = latestToken - tokenOf(msg); // wraps as the tokens do
+        return age >= 0 && age < unanswered ? (int) age : UNSOLICITED;
+    }
+
+    /**
+     * Whether the caller keeps a message of this classification from the application: answers to
+     * our pings, unless this probe passes answers on. The caller then releases it
+     * ({@code ReferenceCountUtil.release}); a WebSocket Pong holds a buffer.
+     */
+    public final boolean consumes(int classification) {
+        return classification >= 0 && consumesAnswers;
+    }
+
+    /**
+     * Where the handler must sit for this probe's answers to reach it; the WARN about missing
+     * answers quotes it.
+     */
+    String placementAdvice() {
+        return "put the Heartbeat handler after the decoder that produces the answers";
+    }
+
+    /**
+     * Event loop: a channel that never saw an answer has written {@code pingsWithoutAnswer} pings and
+     * still reads other messages, so its answers are lost before the handler (or its peer ignores
+     * pings). Logs one WARN per probe, however many channels report it.
+     *
+     * @return whether this call logged it
+     */
+    boolean reportMissingAnswers(Channel channel, int pingsWithoutAnswer) {
+        if (pingsWithoutAnswer < MISPLACEMENT_PINGS || reportedMissingAnswers.get()
+                || !reportedMissingAnswers.compareAndSet(false, true)) {
+            return false;
+        }
+        LOG.warn("{} wrote {} pings on {} and saw no answer to any of them while other messages arrived: the "
+                + "answers are lost before the Heartbeat handler, or the peer ignores pings; {} (this is logged "
+                + "once per probe)", this, pingsWithoutAnswer, channel, placementAdvice());
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + matching + (consumesAnswers ? "" : ", answers passed on") + "]";
+    }
+}

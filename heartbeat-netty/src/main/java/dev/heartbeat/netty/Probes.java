@@ -1,0 +1,223 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import java.util.Objects;
+import java.util.function.Predicate;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
+import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttQoS;
+
+/**
+ * The built-in {@link Probe}s. Each protocol probe needs its Netty codec on the class path
+ * ({@code netty-codec-http2}, {@code netty-codec-http}, {@code netty-codec-mqtt}), which Heartbeat
+ * declares optional: a probe's codec classes load only when its factory is first called.
+ *
+ * <table>
+ * <caption>Probes, their pings and answers</caption>
+ * <tr><th>Factory</th><th>Ping</th><th>Answer</th><th>Matching</th><th>Handler goes</th></tr>
+ * <tr><td>{@link #http2()}</td><td>{@code Http2PingFrame}, the token as its 8 bytes</td>
+ *     <td>{@code Http2PingFrame} with {@code ack()}, same content</td><td>by token</td>
+ *     <td>after {@code Http2FrameCodec} (before or after {@code Http2MultiplexHandler})</td></tr>
+ * <tr><td>{@link #webSocket()}</td><td>{@code PingWebSocketFrame}, the token as 8 bytes</td>
+ *     <td>{@code PongWebSocketFrame} with the same 8 bytes</td><td>by token</td>
+ *     <td>before {@code WebSocketServerProtocolHandler}, or after it with {@code dropPongFrames(false)}</td></tr>
+ * <tr><td>{@link #mqttClient()}</td><td>PINGREQ</td><td>PINGRESP</td><td>in order</td>
+ *     <td>after {@code MqttDecoder}</td></tr>
+ * <tr><td>{@link #custom}</td><td>the factory's message</td><td>what the predicate accepts</td>
+ *     <td>in order</td><td>after the decoder that makes the answer</td></tr>
+ * <tr><td>{@link #of(PingFactory)}</td><td>the factory's message</td><td>not recognised</td><td>none</td>
+ *     <td>anywhere reads pass</td></tr>
+ * </table>
+ *
+ * <p>Peers' own pings are not answers: Netty's HTTP/2 codec and WebSocket protocol handler answer
+ * them by themselves, and an MQTT server answers PINGREQ in the application (see {@link MqttKeepAlive}
+ * for the server side of MQTT's keep-alive).
+ */
+public final class Probes {
+
+    private Probes() {
+    }
+
+    /**
+     * HTTP/2 PING frames for a channel with Netty's {@code Http2FrameCodec}: each ping carries its
+     * token as the frame's 8 opaque bytes and is answered by a PING ACK with the same bytes (RFC 9113
+     * section 6.7). Netty acknowledges the peer's pings itself; those, and acks of pings the
+     * application sent, are passed on.
+     */
+    public static Probe http2() {
+        return Http2Probe.INSTANCE;
+    }
+
+    /**
+     * WebSocket Ping frames carrying the token as 8 bytes of application data, answered by a Pong
+     * with the same data (RFC 6455 section 5.5.3). Netty's {@code WebSocketServerProtocolHandler}
+     * (and the client's) drops Pongs by default: put the Heartbeat handler before it, or build it with
+     * {@code dropPongFrames(false)} (see {@code PROBES.md}). Pongs with other data (unsolicited
+     * heartbeats, answers to the application's pings) are passed on.
+     */
+    public static Probe webSocket() {
+        return WebSocketProbe.INSTANCE;
+    }
+
+    /**
+     * MQTT's client keep-alive: PINGREQ, answered by PINGRESP. PINGRESP carries nothing, and a
+     * server answers in order, so each settles the oldest PINGREQ waiting (MQTT 3.1.1 section 3.13,
+     * 5.0 section 3.13). Use it with the ping policy driven by writer idleness at the keep-alive the
+     * client announced in CONNECT. For the server side, see {@link MqttKeepAlive}.
+     */
+    public static Probe mqttClient() {
+        return MqttClientProbe.INSTANCE;
+    }
+
+    /**
+     * A probe for any protocol whose answer carries no token, such as a line protocol's
+     * {@code PING} / {@code PONG}: answers are matched in order; those that answer a waiting ping
+     * are consumed (released, not passed on), any other goes on to the application.
+     *
+     * @param ping makes each ping, as the ping policy's factory
+     * @param isAnswer whether an inbound message (as decoded where the handler sits) is the answer
+     *     to a ping; called for every inbound message on the event loop, so it must be cheap
+     */
+    public static Probe custom(PingFactory ping, Predicate<Object> isAnswer) {
+        return custom(ping, isAnswer, true);
+    }
+
+    /**
+     * {@link #custom(PingFactory, Predicate)}, choosing whether the answers are kept from the
+     * application: pass {@code false} when the answer is an ordinary message the application wants
+     * too (the reply to a status request, say).
+     */
+    public static Probe custom(PingFactory ping, Predicate<Object> isAnswer, boolean consumeAnswers) {
+        return new CustomProbe(Objects.requireNonNull(ping, "ping"), Objects.requireNonNull(isAnswer, "isAnswer"),
+                Probe.Matching.IN_ORDER, consumeAnswers);
+    }
+
+    /**
+     * Today's {@link PingFactory} as a probe that does not recognise answers: any inbound read is
+     * the answer, so it works with {@link AckMode#ANY_INBOUND} only.
+     */
+    public static Probe of(PingFactory factory) {
+        return new CustomProbe(Objects.requireNonNull(factory, "factory"), msg -> false, Probe.Matching.NONE, false);
+    }
+
+    private static final class Http2Probe extends Probe {
+        static final Http2Probe INSTANCE = new Http2Probe();
+
+        private Http2Probe() {
+            super(Matching.BY_TOKEN, true);
+        }
+
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long token) {
+            return new DefaultHttp2PingFrame(token); // 24 B per ping: the frame holds the token, not a buffer
+        }
+
+        @Override
+        protected boolean isAnswer(Object msg) {
+            return msg instanceof Http2PingFrame ping && ping.ack();
+        }
+
+        @Override
+        protected long tokenOf(Object answer) {
+            return ((Http2PingFrame) answer).content();
+        }
+
+        @Override
+        String placementAdvice() {
+            return "put the Heartbeat handler after Http2FrameCodec, whose PING ACK frames it must see";
+        }
+    }
+
+    private static final class WebSocketProbe extends Probe {
+        static final WebSocketProbe INSTANCE = new WebSocketProbe();
+
+        private WebSocketProbe() {
+            super(Matching.BY_TOKEN, true);
+        }
+
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long token) {
+            ByteBuf data = ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(token);
+            return new PingWebSocketFrame(data);
+        }
+
+        @Override
+        protected boolean isAnswer(Object msg) {
+            return msg instanceof PongWebSocketFrame;
+        }
+
+        @Override
+        protected long tokenOf(Object answer) {
+            ByteBuf data = ((PongWebSocketFrame) answer).content();
+            // Our pings carry exactly 8 bytes. Other data reads as Long.MIN_VALUE, which, like any foreign
+            // token, matches a waiting ping only by a 2^-64 chance per waiting ping (the start is random).
+            return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : Long.MIN_VALUE;
+        }
+
+        @Override
+        String placementAdvice() {
+            return "WebSocketServerProtocolHandler (and WebSocketClientProtocolHandler) drop Pong frames by default: "
+                    + "put the Heartbeat handler before it, or build it with dropPongFrames(false)";
+        }
+    }
+
+    private static final class MqttClientProbe extends Probe {
+        static final MqttClientProbe INSTANCE = new MqttClientProbe();
+        /** Immutable and never reference counted, so one instance serves every channel. */
+        private static final MqttMessage PINGREQ =
+                new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGREQ, false, MqttQoS.AT_MOST_ONCE, false, 0));
+
+        private MqttClientProbe() {
+            super(Matching.IN_ORDER, true);
+        }
+
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long token) {
+            return PINGREQ;
+        }
+
+        @Override
+        protected boolean isAnswer(Object msg) {
+            return msg instanceof MqttMessage m && m.fixedHeader() != null
+                    && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
+        }
+
+        @Override
+        String placementAdvice() {
+            return "put the Heartbeat handler after MqttDecoder, whose PINGRESP messages it must see";
+        }
+    }
+
+    /** A probe around a {@link PingFactory}: answers in order, or not recognised at all. */
+    private static final class CustomProbe extends Probe {
+        private final PingFactory ping;
+        private final Predicate<Object> isAnswer;
+
+        CustomProbe(PingFactory ping, Predicate<Object> isAnswer, Matching matching, boolean consumeAnswers) {
+            super(matching, consumeAnswers);
+            this.ping = ping;
+            this.isAnswer = isAnswer;
+        }
+
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long token) throws Exception {
+            return ping.newPing(ctx.channel());
+        }
+
+        @Override
+        protected boolean isAnswer(Object msg) {
+            return isAnswer.test(msg);
+        }
+    }
+}
