@@ -247,6 +247,15 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
+                + r.client.junkLinesSent > 0)) {
+            rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses
+                    + " / " + r.client.overLongLines + " (" + num(r.client.lineCloseMaxNanos / 1e6) + ")", null));
+            rows.add(row("ping flood: PONGs / PINGs; junk: echoed / sent", runs,
+                    r -> Progress.count(r.client.floodPongs) + " / " + Progress.count(r.client.floodPingsSent) + "; "
+                            + Progress.count(r.client.junkEchoes) + " / " + Progress.count(r.client.junkLinesSent),
+                    null));
+        }
         rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
                 + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
                 ratios ? ratio(hb.latenessMillis(99) / netty.latenessMillis(99)) + " (p99)" : null));

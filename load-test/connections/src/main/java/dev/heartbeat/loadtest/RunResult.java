@@ -144,10 +144,17 @@ final class RunResult {
                     + " ms before it was due)");
         }
         if (client.leftOpen > 0) {
-            f.add(who + client.leftOpen + " silent or dying connections left open at the end");
+            f.add(who + client.leftOpen + " connections due to be closed (silent, dying, half-open, over-long lines) "
+                    + "left open at the end");
         }
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
+        }
+        if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
+            f.add(who + "the server answered none of the " + client.floodPingsSent + " PINGs of the ping flood");
+        }
+        if (client.connectedByRole[Role.JUNK.ordinal()] > 0 && client.junkEchoes == 0) {
+            f.add(who + "none of the " + client.junkLinesSent + " junk lines came back");
         }
         if (client.connectFailures > 0) {
             f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
@@ -203,7 +210,9 @@ final class RunResult {
                 new ReportJson.Percentiles(series(Histograms.percentileSeries(c.lateness)),
                         series(Histograms.percentileSeries(c.echoLatency))),
                 new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime), machineCpuJson(),
-                serverThreadsJson());
+                serverThreadsJson(), new ReportJson.Edge(c.overLongLines, c.lineCloses,
+                        c.lineCloses == 0 ? null : round(c.lineCloseMaxNanos / 1e6), c.floodPingsSent, c.floodPongs,
+                        c.junkLinesSent, c.junkEchoes));
     }
 
     /** Heartbeat's wake-up counter over the window, per second and server process; NaN if not counted. */
