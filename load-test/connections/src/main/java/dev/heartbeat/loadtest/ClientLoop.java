@@ -218,9 +218,12 @@ final class ClientLoop {
         }
     }
 
-    /** A PONG line: the server's answer to a flooder's PING. */
+    /**
+     * A PONG line: the server's answer to a flooder's PING (other roles' PONG lines are their own
+     * keep-alives and answers, echoed).
+     */
     void pongReceived(ClientConnection c) {
-        if (!finished) {
+        if (!finished && c.role == Role.PINGFLOOD) {
             totals.floodPongs++;
         }
     }

@@ -38,8 +38,11 @@ class ClientConnectionTest {
             feed(c, new byte[] {ClientConnection.JUNK_START, 'P', 'O', 'N', 'G', (byte) 0x80, '\n', '7', 'x', '\n'});
             feed(c, "ERR line too long\n");
             assertTrue(c.refusedLine());
+            ClientConnection dying = new ClientConnection(1, Role.DYING, true);
+            dying.loop = loop;
+            feed(dying, "PONG\n");
             ClientResult r = loop.finish();
-            assertEquals(2, r.floodPongs, "PONG and PONG\\r");
+            assertEquals(2, r.floodPongs, "PONG and PONG\\r, not the dying one's echoed keep-alive");
             assertEquals(1, r.pingsByRole[Role.PINGFLOOD.ordinal()], "PING, not PINGPONG");
             assertEquals(1, r.junkEchoes);
             assertEquals(0, r.echoesReceived, "7x is not a number");
