@@ -85,6 +85,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     private long overLongAt;
     /** Whether the server answered {@code ERR line too long}. */
     private boolean refusedLine;
+    /** Soak: whether this connection replaces one the client closed, and whether the client closed this one. */
+    boolean reopened;
+    boolean closedByClient;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -52,6 +53,11 @@ final class ClientLoop {
     private final PriorityQueue<ClientConnection> halfOpen =
             new PriorityQueue<>((a, b) -> Long.signum(a.connectStart - b.connectStart));
     private final SplittableRandom random;
+    /** Soak: connections to close and reopen per tick, the fraction carried over, where the round-robin is. */
+    private double churnPerTick;
+    private double churnOwed;
+    private int churnCursor;
+    private Consumer<ClientConnection> reopener;
     private ScheduledFuture<?> ticker;
     private boolean finished;
 
@@ -79,6 +85,17 @@ final class ClientLoop {
         return executor;
     }
 
+    /**
+     * Soak: closes {@code perSecond} of this loop's connections a second in the run window, round-robin
+     * over every role, and hands each to {@code reopener} to be opened again. Only in the first
+     * {@link Scenario#deathSpanNanos} of the window, as dying connections die: a replacement that must be
+     * closed is then due a grace before the end. Before the first tick.
+     */
+    void churn(double perSecond, Consumer<ClientConnection> reopener) {
+        this.churnPerTick = perSecond * TICK_NANOS / 1e9;
+        this.reopener = reopener;
+    }
+
     private void tick() {
         if (finished) {
             return;
@@ -94,6 +111,32 @@ final class ClientLoop {
         }
         trickles.fire(now, trickle);
         flood();
+        if (churnPerTick > 0 && window.contains(now) && now - window.start() < scenario.deathSpanNanos()) {
+            churnOwed += churnPerTick;
+            for (; churnOwed >= 1; churnOwed--) {
+                churnOne();
+            }
+        }
+    }
+
+    /** Closes the next open connection in turn (the client's close, not judged) and has it reopened. */
+    private void churnOne() {
+        for (int tries = connections.size(); tries > 0; tries--) {
+            churnCursor = churnCursor >= connections.size() - 1 ? 0 : churnCursor + 1;
+            ClientConnection c = connections.get(churnCursor);
+            if (c.isClosed()) {
+                continue;
+            }
+            c.closedByClient = true;
+            if (c.expectsClose) {
+                totals.expectedCloses--; // its replacement is expected instead
+            }
+            connections.set(churnCursor, connections.get(connections.size() - 1));
+            connections.remove(connections.size() - 1);
+            c.channel().close();
+            reopener.accept(c);
+            return;
+        }
     }
 
     private void sendEcho(ClientConnection c, long intended) {
@@ -171,12 +214,16 @@ final class ClientLoop {
             return;
         }
         connections.add(c);
-        totals.connected++;
-        totals.connectedByRole[c.role.ordinal()]++;
+        if (c.reopened) {
+            totals.reopened++;
+        } else {
+            totals.connected++;
+            totals.connectedByRole[c.role.ordinal()]++;
+            progress.connected.increment();
+        }
         if (c.expectsClose) {
             totals.expectedCloses++;
         }
-        progress.connected.increment();
         Histograms.recordNanos(connectTime, now - c.connectStart);
         switch (c.role) {
             case ACTIVE:
@@ -253,6 +300,10 @@ final class ClientLoop {
 
     void closed(ClientConnection c, long now) {
         if (finished) {
+            return;
+        }
+        if (c.closedByClient) {
+            totals.churned++;
             return;
         }
         progress.closed.increment();

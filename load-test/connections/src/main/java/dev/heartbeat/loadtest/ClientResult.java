@@ -51,6 +51,9 @@ final class ClientResult {
     long floodPongs;
     long junkLinesSent;
     long junkEchoes;
+    /** Soak: connections the client closed on purpose, and connections opened again in their place. */
+    long churned;
+    long reopened;
     /** How early the earliest premature close was, in nanoseconds (0: none). */
     long earliestPrematureNanos;
     /** The first connect attempt and the last connect completion, on the shared clock (0: none). */
@@ -87,6 +90,8 @@ final class ClientResult {
         floodPongs += o.floodPongs;
         junkLinesSent += o.junkLinesSent;
         junkEchoes += o.junkEchoes;
+        churned += o.churned;
+        reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
         connectStartNanos = earliest(connectStartNanos, o.connectStartNanos);
         connectEndNanos = latest(connectEndNanos, o.connectEndNanos);

@@ -179,6 +179,13 @@ public final class LoadTest implements Callable<Integer> {
                     + Scenario.MAX_FLOOD_LINES + "). Default: ${DEFAULT-VALUE} (about 1,000 lines a second).")
     int floodLines;
 
+    @Option(names = "--churn-rate", paramLabel = "PER_S", defaultValue = "0",
+            description = "Soak: connections the clients close and reopen per second in the run window (until the "
+                    + "last close window and grace before its end), across roles (the same index and role again); tcp "
+                    + "runs then also sample the servers' heap after a full GC at "
+                    + "each fifth of the window and report its slope. Default: ${DEFAULT-VALUE} (off).")
+    double churnRate;
+
     @Option(names = "--connect-rate", paramLabel = "PER_S",
             description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local).")
     Double connectRate;
@@ -312,6 +319,7 @@ public final class LoadTest implements Callable<Integer> {
                 .workerHost(workerHost)
                 .maxLine(maxLine)
                 .floodLines(floodLines)
+                .churnPerSecond(churnRate)
                 .build();
     }
 

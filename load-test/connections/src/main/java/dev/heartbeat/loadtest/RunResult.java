@@ -57,6 +57,36 @@ final class RunResult {
      * wake-ups, cycles, expirations and re-arms (what its CPU time pays for).
      */
     final Map<String, Double> serverCounters = new LinkedHashMap<>();
+    /** Soak: the servers' heap after a full GC during the window, summed over them, oldest first. */
+    final List<HeapSample> heapSamples = new ArrayList<>();
+
+    /** One heap sample: seconds into the run window, heap used after a full GC, connections held. */
+    record HeapSample(double seconds, long heapBytes, long connections) {
+    }
+
+    /**
+     * The least-squares slope of {@link #heapSamples} in bytes per minute; NaN with fewer than two.
+     * A leak shows as a slope that does not fall towards 0 as the soak gets longer.
+     */
+    double heapSlopeBytesPerMinute() {
+        int n = heapSamples.size();
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double mt = 0;
+        double mh = 0;
+        for (HeapSample h : heapSamples) {
+            mt += h.seconds() / n;
+            mh += (double) h.heapBytes() / n;
+        }
+        double cov = 0;
+        double var = 0;
+        for (HeapSample h : heapSamples) {
+            cov += (h.seconds() - mt) * (h.heapBytes() - mh);
+            var += (h.seconds() - mt) * (h.seconds() - mt);
+        }
+        return var == 0 ? Double.NaN : cov / var * 60;
+    }
 
     /** The names of {@link #serverCounters}. */
     static final String GC_SECONDS = "gc_seconds";
@@ -212,7 +242,9 @@ final class RunResult {
                 new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime), machineCpuJson(),
                 serverThreadsJson(), new ReportJson.Edge(c.overLongLines, c.lineCloses,
                         c.lineCloses == 0 ? null : round(c.lineCloseMaxNanos / 1e6), c.floodPingsSent, c.floodPongs,
-                        c.junkLinesSent, c.junkEchoes));
+                        c.junkLinesSent, c.junkEchoes),
+                new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
+                        round(heapSlopeBytesPerMinute())));
     }
 
     /** Heartbeat's wake-up counter over the window, per second and server process; NaN if not counted. */

@@ -93,6 +93,11 @@ final class Scenario {
     final int maxLine;
     /** PING lines a {@link Role#PINGFLOOD} connection sends every millisecond. */
     final int floodLines;
+    /**
+     * Soak: connections the clients close and reopen per second in the run window, over all processes
+     * and roles (0: none).
+     */
+    final double churnPerSecond;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -109,6 +114,7 @@ final class Scenario {
         this.workerHost = b.workerHost;
         this.maxLine = b.maxLine;
         this.floodLines = b.floodLines;
+        this.churnPerSecond = b.churnPerSecond;
     }
 
     static Builder builder() {
@@ -237,7 +243,7 @@ final class Scenario {
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
-            String workerHost, int maxLine, int floodLines) {
+            String workerHost, int maxLine, int floodLines, double churnPerSecond) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -246,14 +252,14 @@ final class Scenario {
                     .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
                     .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
                     .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).maxLine(maxLine)
-                    .floodLines(floodLines).build();
+                    .floodLines(floodLines).churnPerSecond(churnPerSecond).build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
-                workerHost.toString(), maxLine, floodLines);
+                workerHost.toString(), maxLine, floodLines, churnPerSecond);
     }
 
     /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
@@ -282,6 +288,7 @@ final class Scenario {
         private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
         private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
         private int floodLines = 1;
+        private double churnPerSecond;
 
         Builder connections(int n) {
             this.connections = n;
@@ -353,6 +360,11 @@ final class Scenario {
             return this;
         }
 
+        Builder churnPerSecond(double perSecond) {
+            this.churnPerSecond = perSecond;
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -383,6 +395,10 @@ final class Scenario {
             if (floodLines < 1 || floodLines > MAX_FLOOD_LINES) {
                 throw new IllegalArgumentException("--flood-lines must be between 1 and " + MAX_FLOOD_LINES
                         + " lines per millisecond: " + floodLines);
+            }
+            if (!(churnPerSecond >= 0) || churnPerSecond > connections) {
+                throw new IllegalArgumentException("--churn-rate must be between 0 and --connections (" + connections
+                        + ") per second: " + churnPerSecond);
             }
             Scenario s = new Scenario(this);
             long quietLimit = s.quietLimitNanos();
