@@ -111,18 +111,18 @@ class LoadTestCommandTest {
     }
 
     @Test
-    void theReadmesEdgeRoleCommandsAreValidScenarios() throws IOException {
+    void theReadmesEdgeRoleAndSoakCommandsAreValidScenarios() throws IOException {
         String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
-        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*--mix [^`]*trickle[^`]*)`")
+        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*(?:trickle|--churn-rate)[^`]*)`")
                 .matcher(readme);
         int found = 0;
         while (m.find()) {
             CommandLine cmd = LoadTest.commandLine();
             cmd.parseArgs(m.group(1).trim().split(" "));
             Scenario s = ((LoadTest) cmd.getCommand()).scenario();
-            assertTrue(s.mix.percent(Role.TRICKLE) > 0, m.group(1));
+            assertTrue(s.mix.percent(Role.TRICKLE) > 0 || s.churnPerSecond > 0, m.group(1));
             found++;
         }
-        assertTrue(found >= 2, "the edge-role commands in README.md: " + found);
+        assertTrue(found >= 4, "the edge-role and soak commands in README.md: " + found);
     }
 }
