@@ -260,8 +260,8 @@ final class Report {
             rows.add(row("soak: churned / reopened; heap slope (bytes/min)", runs,
                     r -> Progress.count(r.client.churned) + " / " + Progress.count(r.client.reopened) + "; "
                             + num(r.heapSlopeBytesPerMinute()), null));
-            rows.add(row("soak: heap after GC (MB) / connections, at s into the window", runs, r -> heapSamples(r),
-                    null));
+            rows.add(row("soak, at s into the window: heap after GC (MB) / connections / server CPU / worker CPU "
+                    + "(s, cumulative)", runs, r -> heapSamples(r), null));
         }
         rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
                 + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
@@ -568,7 +568,9 @@ final class Report {
         StringBuilder s = new StringBuilder();
         for (RunResult.HeapSample h : r.heapSamples) {
             s.append(s.length() == 0 ? "" : ", ").append(num(h.seconds())).append(": ")
-                    .append(num(h.heapBytes() / 1e6)).append(" / ").append(Progress.count(h.connections()));
+                    .append(num(h.heapBytes() / 1e6)).append(" / ").append(Progress.count(h.connections()))
+                    .append(" / ").append(h.serverCpuSeconds() == null ? "-" : num(h.serverCpuSeconds()))
+                    .append(" / ").append(h.workerCpuSeconds() == null ? "-" : num(h.workerCpuSeconds()));
         }
         return s.length() == 0 ? "-" : s.toString();
     }

@@ -60,8 +60,13 @@ final class RunResult {
     /** Soak: the servers' heap after a full GC during the window, summed over them, oldest first. */
     final List<HeapSample> heapSamples = new ArrayList<>();
 
-    /** One heap sample: seconds into the run window, heap used after a full GC, connections held. */
-    record HeapSample(double seconds, long heapBytes, long connections) {
+    /**
+     * One soak sample: seconds into the run window, heap used after a full GC, connections held, and
+     * the servers' CPU and Heartbeat's worker CPU since the window started (null: not measured),
+     * summed over the servers.
+     */
+    record HeapSample(double seconds, long heapBytes, long connections, Double serverCpuSeconds,
+            Double workerCpuSeconds) {
     }
 
     /**

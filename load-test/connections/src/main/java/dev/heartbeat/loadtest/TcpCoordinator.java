@@ -204,13 +204,19 @@ final class TcpCoordinator {
         }
 
         private void addHeapSample(long start) throws IOException, InterruptedException {
+            List<Map<String, Double>> now = metrics(probes); // before the GC, which costs CPU of its own
+            double serverCpu = delta(now, windowStart, "process_cpu_seconds_total");
+            double workerCpu = Scenario.HEARTBEAT.equals(impl)
+                    ? delta(now, windowStart, "heartbeat_worker_cpu_seconds_total") : Double.NaN;
             long[] connections = new long[1];
             long heap = gc(probes, connections);
-            RunResult.HeapSample h = new RunResult.HeapSample((System.nanoTime() - start) / 1e9, heap, connections[0]);
+            RunResult.HeapSample h = new RunResult.HeapSample((System.nanoTime() - start) / 1e9, heap, connections[0],
+                    RunResult.round(serverCpu), RunResult.round(workerCpu));
             result.heapSamples.add(h);
             progress.println(String.format(Locale.ROOT, "%s: heap after GC %s s into the window: %s MB, %s "
-                    + "connections", label, Report.num(h.seconds()), Report.num(heap / 1e6),
-                    Progress.count(connections[0])));
+                    + "connections; server CPU %s s, Heartbeat worker %s s since the window started", label,
+                    Report.num(h.seconds()), Report.num(heap / 1e6), Progress.count(connections[0]),
+                    Report.num(serverCpu), Report.num(workerCpu)));
         }
 
         /** Merges the clients' results and the servers' CPU and counters over the window. */

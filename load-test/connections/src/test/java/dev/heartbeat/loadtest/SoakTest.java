@@ -17,13 +17,13 @@ class SoakTest {
     void theHeapSlopeIsTheLeastSquaresLineInBytesPerMinute() {
         RunResult r = new RunResult(Scenario.HEARTBEAT, "tcp", 1000);
         assertTrue(Double.isNaN(r.heapSlopeBytesPerMinute()), "no samples");
-        r.heapSamples.add(new RunResult.HeapSample(6, 100_000_000, 1000));
+        r.heapSamples.add(new RunResult.HeapSample(6, 100_000_000, 1000, null, null));
         assertTrue(Double.isNaN(r.heapSlopeBytesPerMinute()), "one sample");
         // +1 MB a minute, with noise that cancels out: 100.1, 100.9, 101.9, 103.1 MB at 0, 1, 2, 3 min
         r.heapSamples.clear();
         long[] heap = {100_100_000, 100_900_000, 101_900_000, 103_100_000};
         for (int i = 0; i < heap.length; i++) {
-            r.heapSamples.add(new RunResult.HeapSample(60.0 * i, heap[i], 1000));
+            r.heapSamples.add(new RunResult.HeapSample(60.0 * i, heap[i], 1000, null, null));
         }
         assertEquals(1_000_000, r.heapSlopeBytesPerMinute(), 1e-3);
     }
