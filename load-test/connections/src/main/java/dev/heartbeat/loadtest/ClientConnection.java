@@ -4,6 +4,9 @@
  */
 package dev.heartbeat.loadtest;
 
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,7 +22,10 @@ import io.netty.util.ReferenceCountUtil;
  * connection stays small next to what it measures.
  *
  * <p>Lines sent: the intended send time in decimal nanoseconds (active), {@code PONG} (answers and
- * keep-alives). Lines understood: a number (an echo), {@code PING}; anything else is ignored.
+ * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood), random
+ * binary lines starting with 0xFF (junk), one over-long line (longline). Lines understood: a number (an
+ * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, a line starting with 0xFF (junk echoed);
+ * anything else is ignored.
  *
  * <p>Confined to the channel's event loop, except {@link #connectStart}, {@link #attempts} and
  * {@link #loop}, written by the connecting thread before the channel is registered (the registration
@@ -29,11 +35,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
 
     private static final byte LINE_START = 0;
     private static final byte NUMBER = 1;
-    private static final byte P = 2;
-    private static final byte PI = 3;
-    private static final byte PIN = 4;
-    private static final byte PING = 5;
-    private static final byte OTHER = 6;
+    private static final byte WORD = 2;
+    private static final byte JUNK = 3;
+    private static final byte OTHER = 4;
+
+    /** The first byte of every junk line: never valid in UTF-8, never a digit or a word's start. */
+    static final byte JUNK_START = (byte) 0xFF;
+    /** The longest junk line's random part: well below any {@code --max-line}. */
+    private static final int MAX_JUNK_BYTES = 64;
+
+    /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
+    private static final byte[][] WORDS = {ascii("PING"), ascii("PONG"), ascii("ERR line too long")};
+    private static final int WORD_PING = 0;
+    private static final int WORD_PONG = 1;
+    private static final int WORD_TOO_LONG = 2;
+    private static final byte PING_LINE_BYTES = 5;
 
     /** The global index: fixes the role, the send phase and the moment of death. */
     final int index;
@@ -59,6 +75,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     private byte lineState;
     private boolean closed;
     private long number;
+    /** In state {@link #WORD}: the words the line still matches, and how many bytes of them it matched. */
+    private byte words;
+    private byte wordLength;
+    /** Bytes a trickle connection has sent, none of them a newline. */
+    private int trickled;
+    /** Whether this connection has sent more than {@code --max-line} bytes without a newline, and when. */
+    private boolean overLong;
+    private long overLongAt;
+    /** Whether the server answered {@code ERR line too long}. */
+    private boolean refusedLine;
+    /** Soak: whether this connection replaces one the client closed, and whether the client closed this one. */
+    boolean reopened;
+    boolean closedByClient;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;
@@ -90,6 +119,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
         return closed;
     }
 
+    /** Whether this connection has sent more than {@code --max-line} bytes without a newline. */
+    boolean sentOverLongLine() {
+        return overLong;
+    }
+
+    /** When the byte that made its line over-long was written; only if {@link #sentOverLongLine}. */
+    long overLongAt() {
+        return overLongAt;
+    }
+
+    /** Whether the server answered {@code ERR line too long}: its line decoder closes the connection. */
+    boolean refusedLine() {
+        return refusedLine;
+    }
+
     Channel channel() {
         return channel;
     }
@@ -97,6 +141,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        if (role == Role.HALFOPEN) {
+            channel.config().setAutoRead(false); // before the first read: the loop turns it back on
+        }
         lastActivity = System.nanoTime();
         loop.connected(this, lastActivity);
         ctx.fireChannelActive();
@@ -127,13 +174,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     @Override
     public boolean process(byte b) {
         if (b == '\n') {
-            byte state = lineState;
-            lineState = LINE_START;
-            if (state == NUMBER) {
-                loop.echoReceived(this, number, System.nanoTime());
-            } else if (state == PING) {
-                loop.pingReceived(this, System.nanoTime());
-            }
+            endLine();
             return true;
         }
         switch (lineState) {
@@ -141,8 +182,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
                 if (b >= '0' && b <= '9') {
                     lineState = NUMBER;
                     number = (long) b - '0';
+                } else if (b == JUNK_START) {
+                    lineState = JUNK;
                 } else {
-                    lineState = b == 'P' ? P : OTHER;
+                    words = 0;
+                    wordLength = 0;
+                    matchWord(b);
                 }
                 break;
             case NUMBER:
@@ -152,22 +197,55 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
                     lineState = OTHER;
                 }
                 break;
-            case P:
-                lineState = b == 'I' ? PI : OTHER;
-                break;
-            case PI:
-                lineState = b == 'N' ? PIN : OTHER;
-                break;
-            case PIN:
-                lineState = b == 'G' ? PING : OTHER;
-                break;
-            case PING:
-                lineState = b == '\r' ? PING : OTHER;
+            case WORD:
+                if (b != '\r') { // a CR before the newline is tolerated
+                    matchWord(b);
+                }
                 break;
             default:
                 break;
         }
         return true;
+    }
+
+    /** Keeps the words whose next byte is {@code b}; none left: the line is something else. */
+    private void matchWord(byte b) {
+        int still = 0;
+        for (int w = 0; w < WORDS.length; w++) {
+            boolean candidate = wordLength == 0 || (words & (1 << w)) != 0;
+            if (candidate && WORDS[w].length > wordLength && WORDS[w][wordLength] == b) {
+                still |= 1 << w;
+            }
+        }
+        words = (byte) still;
+        wordLength++;
+        lineState = still == 0 ? OTHER : WORD;
+    }
+
+    private void endLine() {
+        byte state = lineState;
+        lineState = LINE_START;
+        if (state == NUMBER) {
+            loop.echoReceived(this, number, System.nanoTime());
+        } else if (state == JUNK) {
+            loop.junkEchoed(this);
+        } else if (state == WORD) {
+            if (matched(WORD_PING)) {
+                loop.pingReceived(this, System.nanoTime());
+            } else if (matched(WORD_PONG)) {
+                loop.pongReceived(this);
+            } else if (matched(WORD_TOO_LONG)) {
+                refusedLine = true;
+            }
+        }
+    }
+
+    private boolean matched(int word) {
+        return (words & (1 << word)) != 0 && WORDS[word].length == wordLength;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override
@@ -188,6 +266,50 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
             writeDecimal(buf, numberOrMinusOne);
         }
         buf.writeByte('\n');
+        write(buf);
+    }
+
+    /** Trickle: writes one byte, never a newline; the one past {@code maxLine} makes the line over-long. */
+    void sendTrickleByte(int maxLine) {
+        ByteBuf buf = channel.alloc().buffer(1).writeByte('x');
+        write(buf);
+        if (++trickled > maxLine && !overLong) {
+            overLong = true;
+            overLongAt = lastActivity;
+        }
+    }
+
+    /** Ping flood: writes {@code lines} PING lines at once. */
+    void sendPings(int lines) {
+        ByteBuf buf = channel.alloc().buffer(lines * PING_LINE_BYTES);
+        for (int i = 0; i < lines; i++) {
+            buf.writeBytes(WORDS[WORD_PING]).writeByte('\n');
+        }
+        write(buf);
+    }
+
+    /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */
+    void sendJunk(SplittableRandom random, int maxLine) {
+        int n = random.nextInt(Math.min(MAX_JUNK_BYTES, maxLine - 1));
+        ByteBuf buf = channel.alloc().buffer(n + 2).writeByte(JUNK_START);
+        for (int i = 0; i < n; i++) {
+            int b = random.nextInt(256);
+            buf.writeByte(b == '\n' ? 0xFE : b);
+        }
+        write(buf.writeByte('\n'));
+    }
+
+    /** Long line: {@code maxLine + 1} bytes, then a newline, in one write. */
+    void sendLongLine(int maxLine) {
+        ByteBuf buf = channel.alloc().buffer(maxLine + 2);
+        buf.writeCharSequence("x".repeat(maxLine + 1), StandardCharsets.US_ASCII);
+        write(buf.writeByte('\n'));
+        overLong = true;
+        overLongAt = lastActivity;
+    }
+
+    /** Stamps the activity first, so the server's own stamp can only be later, then writes and flushes. */
+    private void write(ByteBuf buf) {
         lastActivity = System.nanoTime();
         sentLine = true;
         channel.writeAndFlush(buf, channel.voidPromise());

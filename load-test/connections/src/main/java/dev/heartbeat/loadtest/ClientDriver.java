@@ -86,6 +86,10 @@ final class ClientDriver {
             list.add(new ClientLoop((EventLoop) e, scenario, window, progress));
         }
         this.loops = list.toArray(new ClientLoop[0]);
+        double churnPerLoop = scenario.churnPerSecond * count() / scenario.connections / loops.length;
+        for (ClientLoop loop : loops) {
+            loop.churn(churnPerLoop, this::reopen);
+        }
         Bootstrap b = new Bootstrap().group(group).channel(channelClass)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
         if (tcp) {
@@ -158,6 +162,7 @@ final class ClientDriver {
                 // A handler joins one pipeline only: the retry gets a fresh one with the same identity.
                 ClientConnection again = new ClientConnection(c.index, c.role, c.expectsClose);
                 again.loop = c.loop;
+                again.reopened = c.reopened;
                 again.attempts = c.attempts;
                 c.loop.executor().schedule(() -> connect(again), 200L * c.attempts, TimeUnit.MILLISECONDS);
             } else {
@@ -165,6 +170,15 @@ final class ClientDriver {
                 inFlight.decrementAndGet();
             }
         });
+    }
+
+    /** Soak: opens a connection again in place of one the client closed; on its loop. */
+    private void reopen(ClientConnection closed) {
+        ClientConnection c = new ClientConnection(closed.index, closed.role, closed.expectsClose);
+        c.loop = closed.loop;
+        c.reopened = true;
+        inFlight.incrementAndGet();
+        connect(c);
     }
 
     /** Opens the measured window: active connections are measured in it, dying ones die in it. */

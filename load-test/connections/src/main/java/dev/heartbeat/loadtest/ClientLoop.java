@@ -6,15 +6,20 @@ package dev.heartbeat.loadtest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.HdrHistogram.Histogram;
 
 /**
- * Everything one client event loop keeps about its connections: who they are, when active ones send
- * and dying ones keep alive ({@link SlotSchedule}s driven by one 1 ms task), the verdict on each close
+ * Everything one client event loop keeps about its connections: who they are, when active and junk
+ * ones send, dying ones keep alive and trickle ones send their byte ({@link SlotSchedule}s driven by
+ * one 1 ms task, which also sends the ping floods and wakes the half-open connections to read again),
+ * the verdict on each close
  * ({@link Verdict}), the histograms of close lateness, echo latency and connect time, and the counts.
  * {@link #finish} judges the connections still open and hands the totals over.
  *
@@ -41,6 +46,18 @@ final class ClientLoop {
     private final SlotSchedule keepAlives; // dying connections with the close policy; else null
     private final SlotSchedule.Action sendEcho = this::sendEcho;
     private final SlotSchedule.Action keepAlive = this::keepAlive;
+    private final SlotSchedule trickles;
+    private final SlotSchedule.Action trickle = this::trickle;
+    private final List<ClientConnection> flooders = new ArrayList<>();
+    /** Half-open connections not reading yet, the earliest due first. */
+    private final PriorityQueue<ClientConnection> halfOpen =
+            new PriorityQueue<>((a, b) -> Long.signum(a.connectStart - b.connectStart));
+    private final SplittableRandom random;
+    /** Soak: connections to close and reopen per tick, the fraction carried over, where the round-robin is. */
+    private double churnPerTick;
+    private double churnOwed;
+    private int churnCursor;
+    private Consumer<ClientConnection> reopener;
     private ScheduledFuture<?> ticker;
     private boolean finished;
 
@@ -58,6 +75,8 @@ final class ClientLoop {
         this.echoes = new SlotSchedule(scenario.activePeriodNanos, start);
         this.keepAlives = scenario.policy == Scenario.Policy.CLOSE
                 ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
+        this.trickles = new SlotSchedule(scenario.tricklePeriodNanos(), start);
+        this.random = new SplittableRandom(scenario.seed);
         executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
                 TimeUnit.NANOSECONDS));
     }
@@ -66,11 +85,23 @@ final class ClientLoop {
         return executor;
     }
 
+    /**
+     * Soak: closes {@code perSecond} of this loop's connections a second in the run window, round-robin
+     * over every role, and hands each to {@code reopener} to be opened again. Only in the first
+     * {@link Scenario#deathSpanNanos} of the window, as dying connections die: a replacement that must be
+     * closed is then due a grace before the end. Before the first tick.
+     */
+    void churn(double perSecond, Consumer<ClientConnection> reopener) {
+        this.churnPerTick = perSecond * TICK_NANOS / 1e9;
+        this.reopener = reopener;
+    }
+
     private void tick() {
         if (finished) {
             return;
         }
         long now = System.nanoTime();
+        wakeHalfOpen(now);
         if (window.isOpen() && now - window.end() >= 0) {
             return; // the run is over: stop sending, wait for finish
         }
@@ -78,11 +109,88 @@ final class ClientLoop {
         if (keepAlives != null) {
             keepAlives.fire(now, keepAlive);
         }
+        trickles.fire(now, trickle);
+        flood();
+        if (churnPerTick > 0 && window.contains(now) && now - window.start() < scenario.deathSpanNanos()) {
+            churnOwed += churnPerTick;
+            for (; churnOwed >= 1; churnOwed--) {
+                churnOne();
+            }
+        }
+    }
+
+    /** Closes the next open connection in turn (the client's close, not judged) and has it reopened. */
+    private void churnOne() {
+        for (int tries = connections.size(); tries > 0; tries--) {
+            churnCursor = churnCursor >= connections.size() - 1 ? 0 : churnCursor + 1;
+            ClientConnection c = connections.get(churnCursor);
+            if (c.isClosed()) {
+                continue;
+            }
+            c.closedByClient = true;
+            if (c.expectsClose) {
+                totals.expectedCloses--; // its replacement is expected instead
+            }
+            connections.set(churnCursor, connections.get(connections.size() - 1));
+            connections.remove(connections.size() - 1);
+            c.channel().close();
+            reopener.accept(c);
+            return;
+        }
     }
 
     private void sendEcho(ClientConnection c, long intended) {
+        if (c.role == Role.JUNK) {
+            c.sendJunk(random, scenario.maxLine);
+            totals.junkLinesSent++;
+            return;
+        }
         c.sendLine(intended - ORIGIN);
         totals.echoesSent++;
+    }
+
+    private void trickle(ClientConnection c, long intended) {
+        boolean wasOverLong = c.sentOverLongLine();
+        c.sendTrickleByte(scenario.maxLine);
+        if (!wasOverLong && c.sentOverLongLine()) {
+            totals.overLongLines++;
+        }
+    }
+
+    private void flood() {
+        for (int i = flooders.size() - 1; i >= 0; i--) {
+            ClientConnection c = flooders.get(i);
+            if (c.isClosed()) {
+                flooders.set(i, flooders.get(flooders.size() - 1));
+                flooders.remove(flooders.size() - 1);
+            } else {
+                c.sendPings(scenario.floodLines);
+                totals.floodPingsSent += scenario.floodLines;
+            }
+        }
+    }
+
+    /**
+     * Turns reading back on for the half-open connections whose earliest legitimate close is at most
+     * {@link Scenario#HALF_OPEN_LOOK_AHEAD_NANOS} away: a close that already happened is seen now, before
+     * it was due (premature); a later one is seen when it comes. Runs also after the window, until finish.
+     */
+    private void wakeHalfOpen(long now) {
+        ClientConnection c;
+        while ((c = halfOpen.peek()) != null
+                && now - (c.safeDueNanos(scenario) - Scenario.HALF_OPEN_LOOK_AHEAD_NANOS) >= 0) {
+            halfOpen.poll();
+            if (!c.isClosed()) {
+                c.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    private void sendLongLine(ClientConnection c) {
+        if (!finished && !c.isClosed()) {
+            c.sendLongLine(scenario.maxLine);
+            totals.overLongLines++;
+        }
     }
 
     private void keepAlive(ClientConnection c, long intended) {
@@ -106,17 +214,41 @@ final class ClientLoop {
             return;
         }
         connections.add(c);
-        totals.connected++;
-        totals.connectedByRole[c.role.ordinal()]++;
+        if (c.reopened) {
+            totals.reopened++;
+        } else {
+            totals.connected++;
+            totals.connectedByRole[c.role.ordinal()]++;
+            progress.connected.increment();
+        }
         if (c.expectsClose) {
             totals.expectedCloses++;
         }
-        progress.connected.increment();
         Histograms.recordNanos(connectTime, now - c.connectStart);
-        if (c.role == Role.ACTIVE) {
-            echoes.add(c);
-        } else if (c.role == Role.DYING && keepAlives != null) {
-            keepAlives.add(c);
+        switch (c.role) {
+            case ACTIVE:
+            case JUNK:
+                echoes.add(c);
+                break;
+            case DYING:
+                if (keepAlives != null) {
+                    keepAlives.add(c);
+                }
+                break;
+            case TRICKLE:
+                trickles.add(c);
+                break;
+            case PINGFLOOD:
+                flooders.add(c);
+                break;
+            case HALFOPEN:
+                halfOpen.add(c);
+                break;
+            case LONGLINE:
+                executor.schedule(() -> sendLongLine(c), scenario.longLineDelayNanos(c.index), TimeUnit.NANOSECONDS);
+                break;
+            default:
+                break;
         }
     }
 
@@ -130,6 +262,23 @@ final class ClientLoop {
         if (window.contains(intended)) {
             totals.echoesRecorded++;
             Histograms.recordNanos(echoLatency, now - intended);
+        }
+    }
+
+    /**
+     * A PONG line: the server's answer to a flooder's PING (other roles' PONG lines are their own
+     * keep-alives and answers, echoed).
+     */
+    void pongReceived(ClientConnection c) {
+        if (!finished && c.role == Role.PINGFLOOD) {
+            totals.floodPongs++;
+        }
+    }
+
+    /** A junk line came back. */
+    void junkEchoed(ClientConnection c) {
+        if (!finished) {
+            totals.junkEchoes++;
         }
     }
 
@@ -153,14 +302,23 @@ final class ClientLoop {
         if (finished) {
             return;
         }
+        if (c.closedByClient) {
+            totals.churned++;
+            return;
+        }
         progress.closed.increment();
         totals.closedByRole[c.role.ordinal()]++;
         long due = c.safeDueNanos(scenario);
-        Verdict v = Verdict.ofClose(c.expectsClose, due, now);
+        Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
+                : Verdict.ofClose(c.expectsClose, due, now);
         if (c.expectsClose) {
             totals.observedCloses++;
         }
         switch (v) {
+            case LINE_CLOSED:
+                totals.lineCloses++;
+                totals.lineCloseMaxNanos = Math.max(totals.lineCloseMaxNanos, now - c.overLongAt());
+                break;
             case ON_TIME:
                 totals.onTime++;
                 Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
@@ -174,7 +332,9 @@ final class ClientLoop {
             default: // UNEXPECTED
                 totals.unexpected++;
                 progress.unexpected.increment();
-                sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open");
+                sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open"
+                        + (c.role.isLineLimited() ? " until the server's line decoder refused its line"
+                                + (c.refusedLine() ? "" : " (no ERR line too long came)") : ""));
                 break;
         }
     }
@@ -198,13 +358,17 @@ final class ClientLoop {
         if (ticker != null) {
             ticker.cancel(false);
         }
+        long now = System.nanoTime();
         for (ClientConnection c : connections) {
             if (!c.isClosed()) {
-                Verdict v = Verdict.ofOpenAtEnd(c.expectsClose);
+                Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedOpenAtEnd(c.sentOverLongLine()
+                        && now - c.overLongAt() >= scenario.graceNanos()) : Verdict.ofOpenAtEnd(c.expectsClose);
                 if (v == Verdict.LEFT_OPEN) {
                     totals.leftOpen++;
-                    sample(c, "still open at the end, " + millis(System.nanoTime() - c.safeDueNanos(scenario))
-                            + " ms after it was due to be closed");
+                    sample(c, c.role.isLineLimited() ? "still open at the end, " + millis(now - c.overLongAt())
+                            + " ms after it sent more than --max-line bytes without a newline"
+                            : "still open at the end, " + millis(now - c.safeDueNanos(scenario))
+                                    + " ms after it was due to be closed");
                 }
             }
         }

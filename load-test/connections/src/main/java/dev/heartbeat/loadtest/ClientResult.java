@@ -41,6 +41,19 @@ final class ClientResult {
     long echoesReceived;
     /** Echoes whose intended send time fell in the measured window: those in {@link #echoLatency}. */
     long echoesRecorded;
+    /** Connections that sent more than {@code --max-line} bytes without a newline (longline, trickle). */
+    long overLongLines;
+    /** Of those, closed by the server's line decoder after {@code ERR line too long}. */
+    long lineCloses;
+    /** The longest time from an over-long line's last byte to the decoder's close, in nanoseconds. */
+    long lineCloseMaxNanos;
+    long floodPingsSent;
+    long floodPongs;
+    long junkLinesSent;
+    long junkEchoes;
+    /** Soak: connections the client closed on purpose, and connections opened again in their place. */
+    long churned;
+    long reopened;
     /** How early the earliest premature close was, in nanoseconds (0: none). */
     long earliestPrematureNanos;
     /** The first connect attempt and the last connect completion, on the shared clock (0: none). */
@@ -70,6 +83,15 @@ final class ClientResult {
         echoesSent += o.echoesSent;
         echoesReceived += o.echoesReceived;
         echoesRecorded += o.echoesRecorded;
+        overLongLines += o.overLongLines;
+        lineCloses += o.lineCloses;
+        lineCloseMaxNanos = Math.max(lineCloseMaxNanos, o.lineCloseMaxNanos);
+        floodPingsSent += o.floodPingsSent;
+        floodPongs += o.floodPongs;
+        junkLinesSent += o.junkLinesSent;
+        junkEchoes += o.junkEchoes;
+        churned += o.churned;
+        reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
         connectStartNanos = earliest(connectStartNanos, o.connectStartNanos);
         connectEndNanos = latest(connectEndNanos, o.connectEndNanos);

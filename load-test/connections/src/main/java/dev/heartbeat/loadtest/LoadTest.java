@@ -52,6 +52,13 @@ import picocli.CommandLine.Spec;
             "Roles: active (a line at --active-rate, echo latency measured from each line's intended send time), "
                     + "silent (never sends: must be closed), pong (answers the server's PING: must stay open with "
                     + "--policy ping), dying (answers until a random moment in the run, then silent: must be closed).",
+            "Edge roles (issue 12): trickle (a slow-loris: a byte, never a newline, every 3/4 of the idle timeout or "
+                    + "ping interval: must stay open until it has sent more than --max-line bytes, then be closed by "
+                    + "the server's line decoder), pingflood (--flood-lines PING lines a millisecond: must stay open "
+                    + "and get PONGs), halfopen (stops reading and never writes, no FIN: must be closed for "
+                    + "idleness), longline (one line of --max-line + 1 bytes early in its close window: must be "
+                    + "closed by the decoder with ERR line too long, not for idleness), junk (random binary lines, "
+                    + "invalid UTF-8, at --active-rate: must stay open and get them echoed).",
             "",
             "A close before the moment a correct server may act (the client's clock just before its last input, "
                     + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
@@ -161,6 +168,23 @@ public final class LoadTest implements Callable<Integer> {
                     + "connections then offer 4,000 echoes a second, which 2 cores sustain next to 100,000 "
                     + "connections; an offered load the machine cannot keep up with measures only its backlog).")
     double activeRate;
+
+    @Option(names = "--max-line", paramLabel = "BYTES", defaultValue = "" + ServerConfig.DEFAULT_MAX_LINE,
+            description = "The servers' --max-line: a longer line closes its connection (roles longline and trickle). "
+                    + "At least " + Scenario.MIN_MAX_LINE + ". Default: ${DEFAULT-VALUE}.")
+    int maxLine;
+
+    @Option(names = "--flood-lines", paramLabel = "N", defaultValue = "1",
+            description = "PING lines each pingflood connection sends every millisecond (1 to "
+                    + Scenario.MAX_FLOOD_LINES + "). Default: ${DEFAULT-VALUE} (about 1,000 lines a second).")
+    int floodLines;
+
+    @Option(names = "--churn-rate", paramLabel = "PER_S", defaultValue = "0",
+            description = "Soak: connections the clients close and reopen per second in the run window (until the "
+                    + "last close window and grace before its end), across roles (the same index and role again); tcp "
+                    + "runs then also sample the servers' heap after a full GC at "
+                    + "each fifth of the window and report its slope. Default: ${DEFAULT-VALUE} (off).")
+    double churnRate;
 
     @Option(names = "--connect-rate", paramLabel = "PER_S",
             description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local).")
@@ -293,6 +317,9 @@ public final class LoadTest implements Callable<Integer> {
                 .seed(seed)
                 .tickNanos(tick == null ? 0 : tick.toNanos())
                 .workerHost(workerHost)
+                .maxLine(maxLine)
+                .floodLines(floodLines)
+                .churnPerSecond(churnRate)
                 .build();
     }
 

@@ -72,6 +72,7 @@ public final class LocalWorker {
                 .pingInterval(Duration.ofNanos(s.pingIntervalNanos))
                 .pingTimeout(Duration.ofNanos(s.pingTimeoutNanos))
                 .maxMissedPings(s.maxMissedPings)
+                .maxLine(s.maxLine)
                 .metricsDisabled()
                 .port(0)
                 .workerThreads(serverThreads)

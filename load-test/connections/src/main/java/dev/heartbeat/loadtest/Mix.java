@@ -136,11 +136,17 @@ final class Mix {
         return roles;
     }
 
-    /** The canonical text, every role with its share, e.g. {@code active=20,silent=20,pong=50,dying=10}. */
+    /**
+     * The canonical text: the four main roles with their shares, then the edge roles that have one,
+     * e.g. {@code active=20,silent=20,pong=50,dying=0,halfopen=10}.
+     */
     @Override
     public String toString() {
         StringBuilder s = new StringBuilder();
         for (Role r : Role.values()) {
+            if (r.isEdge() && percent[r.ordinal()] == 0) {
+                continue;
+            }
             s.append(s.length() == 0 ? "" : ",").append(r).append('=').append(percent[r.ordinal()]);
         }
         return s.toString();

@@ -247,6 +247,22 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
+                + r.client.junkLinesSent > 0)) {
+            rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses
+                    + " / " + r.client.overLongLines + " (" + num(r.client.lineCloseMaxNanos / 1e6) + ")", null));
+            rows.add(row("ping flood: PONGs / PINGs; junk: echoed / sent", runs,
+                    r -> Progress.count(r.client.floodPongs) + " / " + Progress.count(r.client.floodPingsSent) + "; "
+                            + Progress.count(r.client.junkEchoes) + " / " + Progress.count(r.client.junkLinesSent),
+                    null));
+        }
+        if (runs.stream().anyMatch(r -> r.client.churned > 0 || !r.heapSamples.isEmpty())) {
+            rows.add(row("soak: churned / reopened; heap slope (bytes/min)", runs,
+                    r -> Progress.count(r.client.churned) + " / " + Progress.count(r.client.reopened) + "; "
+                            + num(r.heapSlopeBytesPerMinute()), null));
+            rows.add(row("soak, at s into the window: heap after GC (MB) / connections / server CPU / worker CPU "
+                    + "(s, cumulative)", runs, r -> heapSamples(r), null));
+        }
         rows.add(row("lateness p50 / p99 / max (ms)", runs, r -> num(r.latenessMillis(50)) + " / "
                 + num(r.latenessMillis(99)) + " / " + num(Histograms.maxMillis(r.client.lateness)),
                 ratios ? ratio(hb.latenessMillis(99) / netty.latenessMillis(99)) + " (p99)" : null));
@@ -546,5 +562,16 @@ final class Report {
 
     static String pct(double v) {
         return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", v * 100);
+    }
+
+    private static String heapSamples(RunResult r) {
+        StringBuilder s = new StringBuilder();
+        for (RunResult.HeapSample h : r.heapSamples) {
+            s.append(s.length() == 0 ? "" : ", ").append(num(h.seconds())).append(": ")
+                    .append(num(h.heapBytes() / 1e6)).append(" / ").append(Progress.count(h.connections()))
+                    .append(" / ").append(h.serverCpuSeconds() == null ? "-" : num(h.serverCpuSeconds()))
+                    .append(" / ").append(h.workerCpuSeconds() == null ? "-" : num(h.workerCpuSeconds()));
+        }
+        return s.length() == 0 ? "-" : s.toString();
     }
 }

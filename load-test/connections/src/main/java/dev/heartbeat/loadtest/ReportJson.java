@@ -43,7 +43,23 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
-            ServerThreads serverThreads) {
+            ServerThreads serverThreads, Edge edge, Soak soak) {
+    }
+
+    /**
+     * Soak ({@code --churn-rate}): connections the clients closed and reopened, the servers' heap after
+     * a full GC at moments of the window, and its least-squares slope in bytes per minute.
+     */
+    record Soak(long churned, long reopened, List<RunResult.HeapSample> heapSamples, Double heapSlopeBytesPerMinute) {
+    }
+
+    /**
+     * The edge roles' own counts: over-long lines sent (longline, trickle) and the decoder's closes of
+     * them with the longest delay after the line, the ping flood's PINGs and PONGs, junk lines sent and
+     * echoed.
+     */
+    record Edge(long overLongLines, long lineCloses, Double lineCloseMaxMs, long floodPingsSent, long floodPongs,
+            long junkLinesSent, long junkEchoes) {
     }
 
     /**

@@ -28,7 +28,38 @@ enum Role {
      * (ping policy) or sending a keep-alive line every third of the idle timeout (close policy).
      * Must be closed by the server after it died.
      */
-    DYING("dying");
+    DYING("dying"),
+    /**
+     * A slow-loris: one byte (never a newline) every three quarters of the quiet limit (the idle
+     * timeout, or the ping interval), from the connect on. Heartbeat must not close it: a byte is
+     * input. The server's line decoder closes it (answering {@code ERR line too long}) once more than
+     * {@code --max-line} bytes have come without a newline, which happens in the run only when the run
+     * is long enough or {@code --max-line} small; until then it must stay open.
+     */
+    TRICKLE("trickle"),
+    /**
+     * Sends {@code --flood-lines} PING lines every millisecond, from the connect on, and counts the
+     * server's PONGs. Must stay open; the check fails if the server answered none.
+     */
+    PINGFLOOD("pingflood"),
+    /**
+     * A peer that vanished without a FIN: right after connecting it stops reading (auto-read off) and
+     * never writes. Must be closed by the idle policy, as {@link #SILENT}. It reads again from a little
+     * before the earliest moment a correct server may close it, so that the client sees the close.
+     */
+    HALFOPEN("halfopen"),
+    /**
+     * Sends one line of {@code --max-line} + 1 bytes at a moment drawn in the first half of its close
+     * window after connecting, and nothing else. Must be closed by the server's line decoder, after the
+     * line and with {@code ERR line too long}, never for idleness.
+     */
+    LONGLINE("longline"),
+    /**
+     * Sends lines of random binary bytes (invalid UTF-8, each starting with 0xFF, shorter than
+     * {@code --max-line}) at {@code --active-rate}. The demo server echoes bytes as they came, so it
+     * must stay open and get its lines back; the check fails if no junk line came back.
+     */
+    JUNK("junk");
 
     /** The name in {@code --mix} and in reports. */
     final String label;
@@ -48,8 +79,29 @@ enum Role {
                 return r;
             }
         }
-        throw new IllegalArgumentException("unknown connection role '" + label + "': expected one of active, silent, "
-                + "pong, dying");
+        throw new IllegalArgumentException("unknown connection role '" + label + "': expected one of " + names());
+    }
+
+    /** Every role's name, comma-separated, in declaration order. */
+    static String names() {
+        StringBuilder s = new StringBuilder();
+        for (Role r : values()) {
+            s.append(s.length() == 0 ? "" : ", ").append(r.label);
+        }
+        return s.toString();
+    }
+
+    /** Whether this role is one of issue 12's misbehaving peers, listed by {@link Mix} only when present. */
+    boolean isEdge() {
+        return ordinal() > DYING.ordinal();
+    }
+
+    /**
+     * Whether the server's line decoder may close this role (it sends bytes without a newline): its
+     * closes are judged by {@link Verdict#ofLineLimitedClose}.
+     */
+    boolean isLineLimited() {
+        return this == TRICKLE || this == LONGLINE;
     }
 
     @Override

@@ -57,6 +57,41 @@ final class RunResult {
      * wake-ups, cycles, expirations and re-arms (what its CPU time pays for).
      */
     final Map<String, Double> serverCounters = new LinkedHashMap<>();
+    /** Soak: the servers' heap after a full GC during the window, summed over them, oldest first. */
+    final List<HeapSample> heapSamples = new ArrayList<>();
+
+    /**
+     * One soak sample: seconds into the run window, heap used after a full GC, connections held, and
+     * the servers' CPU and Heartbeat's worker CPU since the window started (null: not measured),
+     * summed over the servers.
+     */
+    record HeapSample(double seconds, long heapBytes, long connections, Double serverCpuSeconds,
+            Double workerCpuSeconds) {
+    }
+
+    /**
+     * The least-squares slope of {@link #heapSamples} in bytes per minute; NaN with fewer than two.
+     * A leak shows as a slope that does not fall towards 0 as the soak gets longer.
+     */
+    double heapSlopeBytesPerMinute() {
+        int n = heapSamples.size();
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double mt = 0;
+        double mh = 0;
+        for (HeapSample h : heapSamples) {
+            mt += h.seconds() / n;
+            mh += (double) h.heapBytes() / n;
+        }
+        double cov = 0;
+        double var = 0;
+        for (HeapSample h : heapSamples) {
+            cov += (h.seconds() - mt) * (h.heapBytes() - mh);
+            var += (h.seconds() - mt) * (h.seconds() - mt);
+        }
+        return var == 0 ? Double.NaN : cov / var * 60;
+    }
 
     /** The names of {@link #serverCounters}. */
     static final String GC_SECONDS = "gc_seconds";
@@ -144,10 +179,17 @@ final class RunResult {
                     + " ms before it was due)");
         }
         if (client.leftOpen > 0) {
-            f.add(who + client.leftOpen + " silent or dying connections left open at the end");
+            f.add(who + client.leftOpen + " connections due to be closed (silent, dying, half-open, over-long lines) "
+                    + "left open at the end");
         }
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
+        }
+        if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
+            f.add(who + "the server answered none of the " + client.floodPingsSent + " PINGs of the ping flood");
+        }
+        if (client.connectedByRole[Role.JUNK.ordinal()] > 0 && client.junkEchoes == 0) {
+            f.add(who + "none of the " + client.junkLinesSent + " junk lines came back");
         }
         if (client.connectFailures > 0) {
             f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
@@ -203,7 +245,11 @@ final class RunResult {
                 new ReportJson.Percentiles(series(Histograms.percentileSeries(c.lateness)),
                         series(Histograms.percentileSeries(c.echoLatency))),
                 new ReportJson.Histograms(c.lateness, c.echoLatency, c.connectTime), machineCpuJson(),
-                serverThreadsJson());
+                serverThreadsJson(), new ReportJson.Edge(c.overLongLines, c.lineCloses,
+                        c.lineCloses == 0 ? null : round(c.lineCloseMaxNanos / 1e6), c.floodPingsSent, c.floodPongs,
+                        c.junkLinesSent, c.junkEchoes),
+                new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
+                        round(heapSlopeBytesPerMinute())));
     }
 
     /** Heartbeat's wake-up counter over the window, per second and server process; NaN if not counted. */

@@ -60,6 +60,19 @@ final class Scenario {
 
     private static final long MIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+    /**
+     * The shortest {@code --max-line}: the longest line a client sends, but for an over-long one on
+     * purpose, is a number of up to 19 digits.
+     */
+    static final int MIN_MAX_LINE = 20;
+    /** The most PING lines a ping-flooding connection may send per 1 ms tick. */
+    static final int MAX_FLOOD_LINES = 1000;
+    /**
+     * How long before its earliest legitimate close a half-open connection reads again: a close seen at
+     * that moment came before it, so it is judged premature; later closes are seen as they come.
+     */
+    static final long HALF_OPEN_LOOK_AHEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     final int connections;
     final Mix mix;
     final Policy policy;
@@ -76,6 +89,15 @@ final class Scenario {
     final long tickNanos;
     /** Where Heartbeat's worker runs its cycles in the servers. */
     final ServerConfig.WorkerHost workerHost;
+    /** The servers' {@code --max-line}: longer lines close the connection. */
+    final int maxLine;
+    /** PING lines a {@link Role#PINGFLOOD} connection sends every millisecond. */
+    final int floodLines;
+    /**
+     * Soak: connections the clients close and reopen per second in the run window, over all processes
+     * and roles (0: none).
+     */
+    final double churnPerSecond;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -90,6 +112,9 @@ final class Scenario {
         this.seed = b.seed;
         this.tickNanos = b.tickNanos;
         this.workerHost = b.workerHost;
+        this.maxLine = b.maxLine;
+        this.floodLines = b.floodLines;
+        this.churnPerSecond = b.churnPerSecond;
     }
 
     static Builder builder() {
@@ -127,7 +152,32 @@ final class Scenario {
         return tickNanos > 0 ? tickNanos : DEFAULT_TICK_NANOS;
     }
 
-    /** Whether a correct server closes a connection of this role before the run ends. */
+    /**
+     * The longest a connection may stay without input and still be sure not to look idle: the idle
+     * timeout (close policy) or the ping interval (ping policy).
+     */
+    long quietLimitNanos() {
+        return policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos;
+    }
+
+    /** Between two bytes of a {@link Role#TRICKLE} connection: three quarters of the quiet limit. */
+    long tricklePeriodNanos() {
+        return quietLimitNanos() / 4 * 3;
+    }
+
+    /**
+     * When the {@link Role#LONGLINE} connection with this global index sends its over-long line, after
+     * its connect: in the first half of its close window, so before any idle close could be due.
+     */
+    long longLineDelayNanos(int index) {
+        return (long) (deathFraction(index) * (closeWindowNanos() / 2.0));
+    }
+
+    /**
+     * Whether a correct server closes a connection of this role for idleness before the run ends. The
+     * line-limited roles ({@link Role#isLineLimited}) are judged apart: the decoder closes them when
+     * they have sent more than {@link #maxLine} bytes without a newline, whatever the idle handling.
+     */
     boolean expectsClose(String impl, Role role) {
         if (NONE.equals(impl)) {
             return false; // no idle handling at all
@@ -135,6 +185,7 @@ final class Scenario {
         switch (role) {
             case SILENT:
             case DYING:
+            case HALFOPEN:
                 return true;
             case PONG:
                 return policy == Policy.CLOSE; // no pings to answer: as silent as SILENT
@@ -162,7 +213,8 @@ final class Scenario {
     String[] serverFlags() {
         String[] common = {"--policy", policy.toString(), "--idle-timeout", nanos(idleTimeoutNanos),
             "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos),
-            "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host", workerHost.toString()};
+            "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host", workerHost.toString(),
+            "--max-line", Integer.toString(maxLine)};
         if (tickNanos <= 0) {
             return common;
         }
@@ -191,7 +243,7 @@ final class Scenario {
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
-            String workerHost) {
+            String workerHost, int maxLine, int floodLines, double churnPerSecond) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -199,14 +251,15 @@ final class Scenario {
                     .policy(Policy.valueOf(policy.toUpperCase(Locale.ROOT))).idleTimeoutNanos(idleTimeoutNs)
                     .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
                     .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
-                    .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).build();
+                    .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).maxLine(maxLine)
+                    .floodLines(floodLines).churnPerSecond(churnPerSecond).build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
-                workerHost.toString());
+                workerHost.toString(), maxLine, floodLines, churnPerSecond);
     }
 
     /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
@@ -233,6 +286,9 @@ final class Scenario {
         private long seed = 1;
         private long tickNanos;
         private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
+        private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
+        private int floodLines = 1;
+        private double churnPerSecond;
 
         Builder connections(int n) {
             this.connections = n;
@@ -294,6 +350,21 @@ final class Scenario {
             return this;
         }
 
+        Builder maxLine(int bytes) {
+            this.maxLine = bytes;
+            return this;
+        }
+
+        Builder floodLines(int perMillisecond) {
+            this.floodLines = perMillisecond;
+            return this;
+        }
+
+        Builder churnPerSecond(double perSecond) {
+            this.churnPerSecond = perSecond;
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -317,14 +388,26 @@ final class Scenario {
             if (tickNanos < 0 || tickNanos > (1L << 30)) {
                 throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns: " + tickNanos + "ns");
             }
+            if (maxLine < MIN_MAX_LINE) {
+                throw new IllegalArgumentException("--max-line must be at least " + MIN_MAX_LINE
+                        + " bytes (the clients' echo lines are numbers of up to 19 digits): " + maxLine);
+            }
+            if (floodLines < 1 || floodLines > MAX_FLOOD_LINES) {
+                throw new IllegalArgumentException("--flood-lines must be between 1 and " + MAX_FLOOD_LINES
+                        + " lines per millisecond: " + floodLines);
+            }
+            if (!(churnPerSecond >= 0) || churnPerSecond > connections) {
+                throw new IllegalArgumentException("--churn-rate must be between 0 and --connections (" + connections
+                        + ") per second: " + churnPerSecond);
+            }
             Scenario s = new Scenario(this);
-            long quietLimit = policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos;
-            if (mix.percent(Role.ACTIVE) > 0 && activePeriodNanos >= quietLimit) {
+            long quietLimit = s.quietLimitNanos();
+            if ((mix.percent(Role.ACTIVE) > 0 || mix.percent(Role.JUNK) > 0) && activePeriodNanos >= quietLimit) {
                 String limit = policy == Policy.CLOSE ? "--idle-timeout" : "--ping-interval";
                 throw new IllegalArgumentException("--active-rate " + perSecond(activePeriodNanos)
                         + " sends a line every " + format(activePeriodNanos) + ", not within " + limit + " "
-                        + format(quietLimit) + ": active connections would look idle; give an --active-rate above "
-                        + perSecond(quietLimit) + " or a " + limit + " above " + format(activePeriodNanos));
+                        + format(quietLimit) + ": active and junk connections would look idle; give an --active-rate "
+                        + "above " + perSecond(quietLimit) + " or a " + limit + " above " + format(activePeriodNanos));
             }
             if (s.deathSpanNanos() < TimeUnit.SECONDS.toNanos(1)) {
                 throw new IllegalArgumentException(s.tooShort());

@@ -32,6 +32,8 @@ final class TcpCoordinator {
 
     private static final String DEMO_READY = "demo-server listening on";
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    /** Soak: heap samples per run window, the last at its end. */
+    private static final int HEAP_SAMPLES = 5;
     /** Heartbeat's worker counters in the report, and the servers' metrics they come from. */
     private static final String[][] HEARTBEAT_COUNTERS = {
         {RunResult.WAKEUPS, "heartbeat_wakeups_total"},
@@ -177,10 +179,44 @@ final class TcpCoordinator {
             CpuSplit.Pids pids = new CpuSplit.Pids(pids(servers), pids(clients), ProcessHandle.current().pid(),
                     ChildProcess.started());
             CpuSplit.Snapshot cpu0 = CpuSplit.Snapshot.take(pids);
+            if (plan.scenario.churnPerSecond > 0 && !probes.isEmpty()) {
+                sampleHeap(start, end);
+            }
             followRun(label, clients, servers, start, end);
             ParentLink.sleepUntil(end);
             result.cpu(CpuSplit.between(cpu0, CpuSplit.Snapshot.take(pids), pids));
             windowEnd = metrics(probes);
+            if (plan.scenario.churnPerSecond > 0 && !probes.isEmpty()) {
+                addHeapSample(start);
+            }
+        }
+
+        /**
+         * Soak: the servers' heap after a full GC at each fifth of the window (the GCs are in the window:
+         * they cost the servers pauses and CPU that a run without churn does not have).
+         */
+        private void sampleHeap(long start, long end) throws IOException, InterruptedException {
+            for (int k = 1; k < HEAP_SAMPLES; k++) {
+                long at = start + (end - start) / HEAP_SAMPLES * k;
+                followRun(label, clients, servers, start, at);
+                addHeapSample(start);
+            }
+        }
+
+        private void addHeapSample(long start) throws IOException, InterruptedException {
+            List<Map<String, Double>> now = metrics(probes); // before the GC, which costs CPU of its own
+            double serverCpu = delta(now, windowStart, "process_cpu_seconds_total");
+            double workerCpu = Scenario.HEARTBEAT.equals(impl)
+                    ? delta(now, windowStart, "heartbeat_worker_cpu_seconds_total") : Double.NaN;
+            long[] connections = new long[1];
+            long heap = gc(probes, connections);
+            RunResult.HeapSample h = new RunResult.HeapSample((System.nanoTime() - start) / 1e9, heap, connections[0],
+                    RunResult.round(serverCpu), RunResult.round(workerCpu));
+            result.heapSamples.add(h);
+            progress.println(String.format(Locale.ROOT, "%s: heap after GC %s s into the window: %s MB, %s "
+                    + "connections; server CPU %s s, Heartbeat worker %s s since the window started", label,
+                    Report.num(h.seconds()), Report.num(heap / 1e6), Progress.count(connections[0]),
+                    Report.num(serverCpu), Report.num(workerCpu)));
         }
 
         /** Merges the clients' results and the servers' CPU and counters over the window. */

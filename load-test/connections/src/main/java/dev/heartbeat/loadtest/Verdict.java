@@ -18,7 +18,12 @@ enum Verdict {
     /** Expected to be closed, still open when the run ended. */
     LEFT_OPEN,
     /** Not expected to be closed, and open at the end. */
-    STAYED_OPEN;
+    STAYED_OPEN,
+    /**
+     * Closed by the server's line decoder ({@code ERR line too long} came first) after the connection
+     * sent more than {@code --max-line} bytes without a newline, as expected.
+     */
+    LINE_CLOSED;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -36,6 +41,29 @@ enum Verdict {
     /** The verdict on a connection still open at the end of the run. */
     static Verdict ofOpenAtEnd(boolean expectsClose) {
         return expectsClose ? LEFT_OPEN : STAYED_OPEN;
+    }
+
+    /**
+     * The verdict on a close of a line-limited role ({@link Role#isLineLimited}): a decoder close is
+     * right once the line was over-long; any other close is premature before the idle due moment
+     * ({@code dueNanos}) and unexpected after it (such a role must never be closed for idleness).
+     *
+     * @param overLong whether the connection had sent more than {@code --max-line} bytes without a newline
+     * @param refused whether the server answered {@code ERR line too long} before the close
+     */
+    static Verdict ofLineLimitedClose(boolean overLong, boolean refused, long dueNanos, long closedAt) {
+        if (overLong && refused) {
+            return LINE_CLOSED;
+        }
+        return ofClose(false, dueNanos, closedAt);
+    }
+
+    /**
+     * The verdict on a line-limited connection open at the end: left open if it sent its over-long
+     * line at least a grace before the end ({@code overLongBeforeGrace}), else it stayed open rightly.
+     */
+    static Verdict ofLineLimitedOpenAtEnd(boolean overLongBeforeGrace) {
+        return ofOpenAtEnd(overLongBeforeGrace);
     }
 
     /** Whether this verdict fails a {@code --check} run. */

@@ -7,9 +7,15 @@ package dev.heartbeat.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -40,7 +46,8 @@ class LoadTestCommandTest {
         assertEquals("0", r[0]);
         for (String flag : new String[] {"--connections", "--transport", "--duration", "--idle-timeout", "--policy",
             "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
-            "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target"}) {
+            "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
+            "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -101,5 +108,21 @@ class LoadTestCommandTest {
         assertEquals(50, s.mix.percent(Role.ACTIVE));
         assertEquals(9, s.seed);
         assertEquals(TimeUnit.MILLISECONDS.toNanos(4), s.tickNanos);
+    }
+
+    @Test
+    void theReadmesEdgeRoleAndSoakCommandsAreValidScenarios() throws IOException {
+        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*(?:trickle|--churn-rate)[^`]*)`")
+                .matcher(readme);
+        int found = 0;
+        while (m.find()) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs(m.group(1).trim().split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertTrue(s.mix.percent(Role.TRICKLE) > 0 || s.churnPerSecond > 0, m.group(1));
+            found++;
+        }
+        assertTrue(found >= 4, "the edge-role and soak commands in README.md: " + found);
     }
 }

@@ -90,7 +90,40 @@ class MixTest {
             head[a[i]]++;
         }
         for (Role r : Role.values()) {
-            assertTrue(head[r.ordinal()] > 50, r + ": " + head[r.ordinal()]);
+            if (mix.percent(r) > 0) {
+                assertTrue(head[r.ordinal()] > 50, r + ": " + head[r.ordinal()]);
+            } else {
+                assertEquals(0, head[r.ordinal()], r.toString());
+            }
+        }
+    }
+
+    @Test
+    void parsesTheEdgeRolesAndListsThemOnlyWhenTheyHaveAShare() {
+        Mix mix = Mix.parse("silent=10,active=10,pong=10,Trickle=10,pingflood=20,halfopen=10,longline=10,junk=20");
+        assertEquals(10, mix.percent(Role.TRICKLE));
+        assertEquals(20, mix.percent(Role.PINGFLOOD));
+        assertEquals(10, mix.percent(Role.HALFOPEN));
+        assertEquals(10, mix.percent(Role.LONGLINE));
+        assertEquals(20, mix.percent(Role.JUNK));
+        assertEquals("active=10,silent=10,pong=10,dying=0,trickle=10,pingflood=20,halfopen=10,longline=10,junk=20",
+                mix.toString());
+        assertEquals("active=0,silent=0,pong=0,dying=0,halfopen=100", Mix.parse("halfopen=100").toString());
+        assertEquals(mix.toString(), Mix.parse(mix.toString()).toString(), "the canonical text parses to itself");
+        int[] count = new int[Role.values().length];
+        for (byte r : mix.assign(1000, 7)) {
+            count[r]++;
+        }
+        assertEquals(200, count[Role.JUNK.ordinal()]);
+        assertEquals(100, count[Role.LONGLINE.ordinal()]);
+        assertEquals(0, count[Role.DYING.ordinal()]);
+    }
+
+    @Test
+    void theRolesOfALaterIssueAreNotTakenAndTheErrorListsEveryRole() {
+        for (String reserved : new String[] {"stalled", "flooder", "aged"}) {
+            assertMessage("unknown connection role '" + reserved + "': expected one of active, silent, pong, dying, "
+                    + "trickle, pingflood, halfopen, longline, junk", reserved + "=100");
         }
     }
 }

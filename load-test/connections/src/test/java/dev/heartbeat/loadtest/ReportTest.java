@@ -122,7 +122,8 @@ class ReportTest {
         assertEquals(2, failures.size(), failures.toString());
         assertTrue(failures.get(0).contains("heartbeat/tcp: 2 premature closes (the earliest 2.5 ms before"),
                 failures.get(0));
-        assertTrue(failures.get(1).contains("netty/tcp: 3 silent or dying connections left open"), failures.get(1));
+        assertTrue(failures.get(1).contains("netty/tcp: 3 connections due to be closed (silent, dying, half-open, "
+                + "over-long lines) left open"), failures.get(1));
         assertFalse(report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10))).checkFailures().iterator()
                 .hasNext());
     }

@@ -129,4 +129,67 @@ class VerdictTest {
         assertEquals(String.join(" ", s.serverFlags()), String.join(" ", t.serverFlags()));
         assertTrue(String.join(" ", s.serverFlags()).contains("--tick 4194304ns"));
     }
+
+    @Test
+    void aLineLimitedRoleMayOnlyBeClosedByTheDecoderAfterItsOverLongLine() {
+        long due = 1000;
+        // the decoder's close comes right after the line, long before any idle close could be due
+        assertEquals(Verdict.LINE_CLOSED, Verdict.ofLineLimitedClose(true, true, due, 10));
+        assertEquals(Verdict.LINE_CLOSED, Verdict.ofLineLimitedClose(true, true, due, 5000));
+        assertFalse(Verdict.LINE_CLOSED.isFailure());
+        // any other close: premature before the idle due moment, unexpected after it
+        assertEquals(Verdict.PREMATURE, Verdict.ofLineLimitedClose(false, false, due, 999));
+        assertEquals(Verdict.PREMATURE, Verdict.ofLineLimitedClose(true, false, due, 999));
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofLineLimitedClose(true, false, due, 5000), "closed, but no ERR");
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofLineLimitedClose(false, true, due, 5000), "ERR, line not long");
+        assertEquals(Verdict.LEFT_OPEN, Verdict.ofLineLimitedOpenAtEnd(true));
+        assertEquals(Verdict.STAYED_OPEN, Verdict.ofLineLimitedOpenAtEnd(false));
+    }
+
+    @Test
+    void whatTheEdgeRolesExpect() {
+        Scenario ping = Scenario.builder().build();
+        Scenario close = Scenario.builder().policy(Scenario.Policy.CLOSE).idleTimeoutNanos(20 * S).build();
+        for (Scenario s : new Scenario[] {ping, close}) {
+            for (String impl : new String[] {Scenario.HEARTBEAT, Scenario.NETTY}) {
+                assertTrue(s.expectsClose(impl, Role.HALFOPEN), "closed for idleness, as silent");
+                for (Role r : new Role[] {Role.TRICKLE, Role.PINGFLOOD, Role.LONGLINE, Role.JUNK}) {
+                    assertFalse(s.expectsClose(impl, r), r + " is never idle");
+                }
+            }
+            assertFalse(s.expectsClose(Scenario.NONE, Role.HALFOPEN));
+            assertEquals(s.quietLimitNanos() / 4 * 3, s.tricklePeriodNanos());
+            for (int i = 0; i < 1000; i++) {
+                long delay = s.longLineDelayNanos(i);
+                assertTrue(delay >= 0 && delay <= s.closeWindowNanos() / 2, "sent before any idle close is due");
+            }
+        }
+        assertEquals(30 * S, ping.tricklePeriodNanos(), "3/4 of the 40 s ping interval");
+        assertEquals(15 * S, close.tricklePeriodNanos(), "3/4 of the 20 s idle timeout");
+        for (Role r : Role.values()) {
+            assertEquals(r == Role.TRICKLE || r == Role.LONGLINE, r.isLineLimited(), r.toString());
+        }
+    }
+
+    @Test
+    void theEdgeSettingsAreCheckedNamingTheValue() {
+        assertEquals(20, Scenario.builder().maxLine(20).build().maxLine);
+        String message = assertThrows(IllegalArgumentException.class,
+                () -> Scenario.builder().maxLine(19).build()).getMessage();
+        assertTrue(message.startsWith("--max-line must be at least 20 bytes") && message.endsWith(": 19"), message);
+        for (int lines : new int[] {0, 1001}) {
+            message = assertThrows(IllegalArgumentException.class,
+                    () -> Scenario.builder().floodLines(lines).build()).getMessage();
+            assertTrue(message.startsWith("--flood-lines must be between 1 and 1000") && message.endsWith(": " + lines),
+                    message);
+        }
+        message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().mix(Mix.parse("junk=100"))
+                .activePeriodNanos(50 * S).build()).getMessage();
+        assertTrue(message.contains("active and junk connections would look idle"), message);
+        Scenario s = Scenario.builder().maxLine(64).floodLines(3).build();
+        Scenario again = s.settings().scenario();
+        assertEquals(64, again.maxLine);
+        assertEquals(3, again.floodLines);
+        assertTrue(String.join(" ", s.serverFlags()).contains("--max-line 64"));
+    }
 }
