@@ -23,6 +23,8 @@ final class BoundConfig {
     final boolean tracksReads;
     /** The configuration's {@code tracksWrites}. */
     final boolean tracksWrites;
+    /** The configuration's {@code matchesAnswers}: the read path offers messages to the probe. */
+    final boolean matchesAnswers;
 
     BoundConfig(HeartbeatMonitor monitor, HeartbeatConfig config) {
         this.monitor = monitor;
@@ -30,5 +32,6 @@ final class BoundConfig {
         this.ticker = monitor.ticker;
         this.tracksReads = config.tracksReads;
         this.tracksWrites = config.tracksWrites;
+        this.matchesAnswers = config.matchesAnswers;
     }
 }

@@ -33,6 +33,12 @@ import dev.heartbeat.core.TimingWheel;
  *     <td>writes a ping when the peer has been silent (or, for keep-alive, when we have not written)
  *     for the interval; any inbound read answers it; after {@code maxMissedPings} pings without an
  *     answer, each waited for {@code timeout}, closes the channel</td></tr>
+ * <tr><td>{@link #ping(Probe)}</td><td>as above, plus {@code ackMode} (default
+ *     {@link AckMode#ANY_INBOUND})</td>
+ *     <td>pings with a protocol {@link Probe} (HTTP/2 PING, WebSocket Ping, MQTT PINGREQ, ...): its
+ *     answers are recognised, kept from the application and give the channel's round-trip time
+ *     ({@code HeartbeatMonitor.rttOf}); with a matched {@link AckMode} only the answer settles a
+ *     ping</td></tr>
  * </table>
  *
  * <p>Every duration must be 0 (disabled, where allowed) or between 1 ms and 2<sup>61</sup> ns;
@@ -82,7 +88,11 @@ public final class HeartbeatConfig {
     final int maxMissedPings;
     final double jitter;
     final boolean pingWhenWriterIdle;
-    final PingFactory pingFactory;
+    /** How pings are made and their answers recognised: {@code Probes.of(factory)} for {@link #ping(PingFactory)}. */
+    final Probe probe;
+    final AckMode ackMode;
+    /** Whether the handler must look at inbound messages for answers (the probe matches them). */
+    final boolean matchesAnswers;
     /** The shortest enabled timeout: how soon after activity the first check is due. */
     final long shortestNanos;
     /**
@@ -107,7 +117,9 @@ public final class HeartbeatConfig {
         this.maxMissedPings = b.maxMissedPings;
         this.jitter = b.jitter;
         this.pingWhenWriterIdle = b.pingWhenWriterIdle;
-        this.pingFactory = b.pingFactory;
+        this.probe = b.probe;
+        this.ackMode = b.ackMode;
+        this.matchesAnswers = probe != null && probe.matching() != Probe.Matching.NONE;
         long shortest = Long.MAX_VALUE;
         for (long t : new long[] {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos}) {
             if (t > 0) {
@@ -141,7 +153,22 @@ public final class HeartbeatConfig {
      */
     public static Builder ping(PingFactory factory) {
         Builder b = new Builder(Policy.PING);
-        b.pingFactory = Objects.requireNonNull(factory, "ping factory");
+        b.probe = Probes.of(Objects.requireNonNull(factory, "ping factory"));
+        return b;
+    }
+
+    /**
+     * Ping silent peers with a protocol probe and close those that stop answering: like
+     * {@link #ping(PingFactory)}, but the probe's answers (an HTTP/2 PING ACK, a WebSocket Pong, an MQTT
+     * PINGRESP) are recognised: kept from the application (if the probe consumes them), timed for the
+     * channel's round-trip time, and, with a matched {@link Builder#ackMode}, the only thing that
+     * settles a ping. Set the {@link Builder#interval}.
+     *
+     * @param probe makes pings and recognises answers, e.g. {@link Probes#http2()}
+     */
+    public static Builder ping(Probe probe) {
+        Builder b = new Builder(Policy.PING);
+        b.probe = Objects.requireNonNull(probe, "probe");
         return b;
     }
 
@@ -222,6 +249,11 @@ public final class HeartbeatConfig {
         return pingWhenWriterIdle;
     }
 
+    /** How a ping is settled; {@link AckMode#ANY_INBOUND} unless set (and for policies without pings). */
+    public AckMode ackMode() {
+        return ackMode;
+    }
+
     /** Whether any timeout is enabled. */
     boolean tracksAnything() {
         return shortestNanos != Long.MAX_VALUE;
@@ -233,7 +265,8 @@ public final class HeartbeatConfig {
         if (policy == Policy.PING) {
             s.append(", interval=").append(pingInterval()).append(", timeout=").append(pingTimeout())
                     .append(", maxMissedPings=").append(maxMissedPings).append(", jitter=").append(jitter)
-                    .append(pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle");
+                    .append(pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
+                    .append(", probe=").append(probe).append(", ackMode=").append(ackMode);
         } else {
             s.append(", readerIdle=").append(readerIdle()).append(", writerIdle=").append(writerIdle())
                     .append(", allIdle=").append(allIdle()).append(", observeOutput=").append(observeOutput);
@@ -256,7 +289,8 @@ public final class HeartbeatConfig {
         private int maxMissedPings;
         private double jitter;
         private boolean pingWhenWriterIdle;
-        private PingFactory pingFactory;
+        private Probe probe;
+        private AckMode ackMode = AckMode.ANY_INBOUND;
 
         private Builder(Policy policy) {
             this.policy = policy;
@@ -353,6 +387,17 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * What settles a ping: {@link AckMode#ANY_INBOUND} (any read; the default), or, for a probe that
+         * recognises its answers, {@link AckMode#MATCHED_ONLY} (only the answer) or
+         * {@link AckMode#MATCHED_EXTENDS} (only the answer; other reads push the ping's deadline out).
+         */
+        public Builder ackMode(AckMode mode) {
+            requirePingPolicy("ackMode");
+            this.ackMode = Objects.requireNonNull(mode, "ackMode");
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
@@ -362,6 +407,11 @@ public final class HeartbeatConfig {
         public HeartbeatConfig build() {
             if (policy == Policy.PING && pingIntervalNanos == 0) {
                 throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
+            }
+            if (policy == Policy.PING && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
+                throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
+                        + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
+                        + "such as Probes.http2()");
             }
             if (policy != Policy.PING && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
                 throw new IllegalStateException("policy " + policy + " needs a timeout: set readerIdle, writerIdle "

@@ -7,6 +7,7 @@ package dev.heartbeat.netty;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
+import java.util.concurrent.ThreadLocalRandom;
 
 import dev.heartbeat.core.TimerEntry;
 import io.netty.channel.Channel;
@@ -20,6 +21,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
 /**
@@ -238,7 +240,7 @@ final class HeartbeatHandler extends TimerEntry
         if (cfg.observeOutput) {
             SIDE.setOpaque(this, new OutputObserver(ctx.channel(), now));
         } else if (cfg.policy == HeartbeatConfig.Policy.PING) {
-            SIDE.setOpaque(this, new PingState()); // before the schedule request publishes it
+            SIDE.setOpaque(this, PingState.of(cfg)); // before the schedule request publishes it
         }
         monitor.channelOpened();
         if (cfg.tracksAnything() && !monitor.worker.schedule(this, now + cfg.shortestNanos)) {
@@ -267,8 +269,9 @@ final class HeartbeatHandler extends TimerEntry
         // request below is made before the serial is even again, so the first expiry under the new
         // serial is the one that request arms (see configToJudge and prepare).
         CONFIG_SERIAL.setOpaque(this, serial + 1);
-        if (lifecycle == ACTIVE && cfg.policy == HeartbeatConfig.Policy.PING && pingState() == null) {
-            SIDE.setOpaque(this, new PingState()); // before the release store that publishes cfg
+        if (lifecycle == ACTIVE && cfg.policy == HeartbeatConfig.Policy.PING
+                && (pingState() == null || (cfg.matchesAnswers && !(pingState() instanceof ProbeState)))) {
+            SIDE.setOpaque(this, PingState.of(cfg)); // before the release store that publishes cfg
         }
         CONFIG.setRelease(this, bound);
         if (lifecycle == ACTIVE) {
@@ -295,6 +298,11 @@ final class HeartbeatHandler extends TimerEntry
     /** The side object, or null: for the layout test. */
     Object side() {
         return SIDE.getOpaque(this);
+    }
+
+    /** Any thread: the round-trip time from the probe's answers, or null (no sample, or no matching probe). */
+    Rtt rtt() {
+        return SIDE.getOpaque(this) instanceof ProbeState p ? p.rtt.snapshot() : null;
     }
 
     /** Event loop: the output observer, if the side object is one. */
@@ -353,8 +361,13 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (config.tracksReads) {
+        BoundConfig bound = config;
+        if (bound.tracksReads) {
             READING.setOpaque(this, true);
+        }
+        if (bound.matchesAnswers && SIDE.getOpaque(this) instanceof ProbeState probe
+                && probe.onInbound(bound, ctx, msg)) {
+            return; // our ping's answer, consumed: still a read for idleness (stamped above)
         }
         ctx.fireChannelRead(msg);
     }
@@ -561,7 +574,7 @@ final class HeartbeatHandler extends TimerEntry
             return now + poll; // a reconfiguration away from ping is under way (see pingState): its request decides
         }
         if ((judgement & AWAITING_ANSWER) != 0) {
-            if (busy || read - pingSentAt() >= 0) {
+            if (answered(cfg, ping, busy, read, pingSentAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
                 judgement &= FLAGS & ~AWAITING_ANSWER;
@@ -574,6 +587,14 @@ final class HeartbeatHandler extends TimerEntry
                 judgement &= ~AWAITING_ANSWER;
             } else {
                 long answerDue = ping.written() + cfg.pingTimeoutNanos;
+                if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
+                    if (busy) {
+                        return now + poll; // traffic pushes the answer's deadline out (Envoy)
+                    }
+                    if (read - ping.written() > 0) {
+                        answerDue = read + cfg.pingTimeoutNanos;
+                    }
+                }
                 if (now - answerDue < 0) {
                     return earliest(answerDue, now + poll);
                 }
@@ -597,6 +618,18 @@ final class HeartbeatHandler extends TimerEntry
         }
         judgement |= AWAITING_ANSWER;
         return decidePing(ping, SEND_PING, now, poll);
+    }
+
+    /**
+     * Worker or event loop: whether the ping decided at {@code sentAt} is settled. Any read since
+     * settles it under {@link AckMode#ANY_INBOUND}; only the probe's answer (to the latest ping, read
+     * at or after the decision) under the matched modes.
+     */
+    private static boolean answered(HeartbeatConfig cfg, PingState ping, boolean busy, long read, long sentAt) {
+        if (cfg.ackMode == AckMode.ANY_INBOUND) {
+            return busy || read - sentAt >= 0;
+        }
+        return ping instanceof ProbeState p && p.answeredSince(sentAt);
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
@@ -810,7 +843,7 @@ final class HeartbeatHandler extends TimerEntry
         PingState state = pingState(); // present: this thread made it before it published cfg
         long read = (long) LAST_READ.getOpaque(this);
         boolean busy = (boolean) READING.getOpaque(this);
-        boolean answeredSinceWritten = busy || read - state.written() >= 0;
+        boolean answeredSinceWritten = answered(cfg, state, busy, read, state.written());
         if ((bits & PING_TIMEOUT) != 0) {
             if (answeredSinceWritten) {
                 return; // answered after all, just now
@@ -834,7 +867,7 @@ final class HeartbeatHandler extends TimerEntry
         }
         Object ping;
         try {
-            ping = cfg.pingFactory.newPing(ctx.channel());
+            ping = cfg.probe.newPing(ctx, state.nextToken());
         } catch (Throwable t) {
             config.monitor.pingFailed(this, t);
             ctx.fireExceptionCaught(t);
@@ -952,7 +985,7 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     /** The ping policy's per-channel state: allocated only for ping configurations (see {@link #side}). */
-    static final class PingState {
+    static class PingState {
 
         private static final VarHandle WRITTEN;
         private static final VarHandle ON_WIRE;
@@ -979,6 +1012,16 @@ final class HeartbeatHandler extends TimerEntry
         @SuppressWarnings("unused") // accessed through ON_WIRE
         private boolean onWire;
 
+        /** The state a ping configuration needs: with answer matching if its probe recognises answers. */
+        static PingState of(HeartbeatConfig cfg) {
+            return cfg.matchesAnswers ? new ProbeState() : new PingState();
+        }
+
+        /** Event loop: the token of the ping about to be made (meaningful to matching probes only). */
+        long nextToken() {
+            return 0;
+        }
+
         /** Event loop: a ping is being written at {@code now}. */
         void wrote(long now) {
             WRITTEN.setOpaque(this, now);
@@ -1001,6 +1044,98 @@ final class HeartbeatHandler extends TimerEntry
 
         long written() {
             return (long) WRITTEN.getOpaque(this);
+        }
+    }
+
+    /**
+     * The state of a ping configuration whose probe recognises its answers (see {@link Probe}): the
+     * token of the latest ping, how many pings await an answer, when the latest was answered, and the
+     * channel's round-trip time. Allocated only for such configurations. The token and counts are
+     * the event loop's alone; {@link #answeredAt} and the estimator are read by the worker and by
+     * {@code HeartbeatMonitor.rttOf} (opaque).
+     */
+    static final class ProbeState extends PingState {
+
+        private static final VarHandle ANSWERED_AT;
+        private static final VarHandle EVER_ANSWERED;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                ANSWERED_AT = lookup.findVarHandle(ProbeState.class, "answeredAt", long.class);
+                EVER_ANSWERED = lookup.findVarHandle(ProbeState.class, "everAnswered", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Event loop only: the latest ping's token; random at the first ping, then + 1 per ping. */
+        private long latestToken = ThreadLocalRandom.current().nextLong();
+        /** Event loop only: pings written since the last answer of ours (saturating). */
+        private int unanswered;
+        /** Ticker time of the latest answer to the latest ping; meaningful once {@link #everAnswered}. Opaque. */
+        @SuppressWarnings("unused") // accessed through ANSWERED_AT
+        private long answeredAt;
+        /** An answer of ours was ever seen. Set by the event loop, read by the worker. Opaque. */
+        @SuppressWarnings("unused") // accessed through EVER_ANSWERED
+        private boolean everAnswered;
+        final RttEstimator rtt = new RttEstimator();
+
+        @Override
+        long nextToken() {
+            return latestToken + 1;
+        }
+
+        @Override
+        void wrote(long now) {
+            latestToken++;
+            if (unanswered < Integer.MAX_VALUE) {
+                unanswered++;
+            }
+            super.wrote(now);
+        }
+
+        @Override
+        void writeFailed() {
+            // Tokens must stay consecutive over the pings counted, and for in-order probes a ping that never
+            // left must not take the place of one that did: the failed one was the latest (one ping per timeout).
+            latestToken--;
+            if (unanswered > 0) {
+                unanswered--;
+            }
+            super.writeFailed();
+        }
+
+        /**
+         * Event loop, for every inbound message: records an answer to one of our pings; returns true if
+         * the probe consumes it (then released here, and not passed on).
+         */
+        boolean onInbound(BoundConfig bound, ChannelHandlerContext ctx, Object msg) {
+            Probe probe = bound.config.probe;
+            int c = probe.classify(msg, latestToken, unanswered);
+            if (c >= 0) {
+                if (c == 0 && onWire()) { // the latest ping, which has a write time: an RTT sample
+                    long now = bound.ticker.nanoTime();
+                    rtt.addSample(now - written());
+                    ANSWERED_AT.setOpaque(this, now);
+                    EVER_ANSWERED.setOpaque(this, true);
+                }
+                unanswered = c;
+                if (probe.consumes(c)) {
+                    bound.monitor.answerConsumed();
+                    ReferenceCountUtil.release(msg);
+                    return true;
+                }
+            } else if (c == Probe.NOT_AN_ANSWER && unanswered >= Probe.MISPLACEMENT_PINGS
+                    && !(boolean) EVER_ANSWERED.getOpaque(this)) {
+                probe.reportMissingAnswers(ctx.channel(), unanswered);
+            }
+            return false;
+        }
+
+        /** Worker or event loop: whether the latest ping was answered at or after {@code time}. */
+        boolean answeredSince(long time) {
+            return (boolean) EVER_ANSWERED.getOpaque(this) && (long) ANSWERED_AT.getOpaque(this) - time >= 0;
         }
     }
 }

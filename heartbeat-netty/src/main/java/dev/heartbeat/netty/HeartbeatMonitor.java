@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -87,6 +88,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Closes per reason. */
     private final Map<CloseReason, LongAdder> closes = new EnumMap<>(CloseReason.class);
     private final LongAdder pingsSent = new LongAdder();
+    private final LongAdder answersConsumed = new LongAdder();
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
     private final LongAdder dispatchRejected = new LongAdder();
@@ -242,6 +244,29 @@ public final class HeartbeatMonitor implements AutoCloseable {
     public HeartbeatConfig configOf(Channel channel, String handlerName) {
         Objects.requireNonNull(handlerName, "handlerName");
         return handlerOf(channel, handlerName).config();
+    }
+
+    /**
+     * The round-trip time of the channel's pings, from the answers its {@link Probe} recognised
+     * (RFC 6298's smoothed RTT and its variation), or empty before the first answer, or for a
+     * configuration whose pings' answers are not recognised ({@link HeartbeatConfig#ping(PingFactory)}).
+     * Any thread; the two values are read one after the other, so they may come from two consecutive
+     * samples.
+     *
+     * @throws IllegalArgumentException if the channel's pipeline has no handler of this monitor, or more than one
+     */
+    public Optional<Rtt> rttOf(Channel channel) {
+        return Optional.ofNullable(handlerOf(channel, null).rtt());
+    }
+
+    /** Event loop: an answer to a ping was consumed (kept from the application). */
+    void answerConsumed() {
+        answersConsumed.increment();
+    }
+
+    /** Answers to Heartbeat's pings that the handlers consumed (kept from the application); any thread. */
+    public long answersConsumed() {
+        return answersConsumed.sum();
     }
 
     /** Runs {@code action} on the handler's executor; false if the channel is closed. */

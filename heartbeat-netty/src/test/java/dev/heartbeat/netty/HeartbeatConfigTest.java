@@ -44,7 +44,14 @@ class HeartbeatConfigTest {
 
     @Test
     void refusesBadPingSettings() {
-        fails(NullPointerException.class, "ping factory", () -> HeartbeatConfig.ping(null));
+        fails(NullPointerException.class, "ping factory", () -> HeartbeatConfig.ping((PingFactory) null));
+        fails(NullPointerException.class, "probe", () -> HeartbeatConfig.ping((Probe) null));
+        fails(IllegalStateException.class, "ackMode MATCHED_ONLY needs a probe that recognises its answers, but "
+                + "CustomProbe[NONE, answers passed on] does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with "
+                + "a probe such as Probes.http2()",
+                () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(1)).ackMode(AckMode.MATCHED_ONLY).build());
+        fails(IllegalStateException.class, "ackMode applies only to the ping policy, not to CLOSE",
+                () -> HeartbeatConfig.closeWhenIdle().ackMode(AckMode.MATCHED_ONLY));
         fails(IllegalArgumentException.class, "interval must be positive: PT0S",
                 () -> HeartbeatConfig.ping(PING).interval(Duration.ZERO));
         fails(IllegalArgumentException.class, "timeout must be at least 1ms: PT0.0001S",

@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
+import dev.heartbeat.core.ManualTicker;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -155,5 +158,47 @@ class Http2ProbeTest {
 
         assertEquals(1, serverSide.pings.size(), "the multiplexer passes connection-level frames on");
         assertEquals(0, probe.classify(serverSide.pings.get(0), TOKEN, 1));
+    }
+
+    /**
+     * The whole loop with Heartbeat behind the server's codec, in virtual time: after the interval of
+     * silence Heartbeat writes the probe's PING, the client's codec acknowledges it by itself, and the
+     * ack, matched by its token, settles the ping (the only thing that may, under MATCHED_ONLY), is
+     * kept from the application and gives the connection's RTT; a client whose acks stop coming is
+     * closed.
+     */
+    @Test
+    void heartbeatPingsThroughTheCodecAndTheAutomaticAcksKeepTheConnection() throws Exception {
+        ManualTicker ticker = new ManualTicker(0);
+        try (HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+                .build()) {
+            HeartbeatConfig cfg = HeartbeatConfig.ping(probe).interval(Duration.ofSeconds(10))
+                    .timeout(Duration.ofSeconds(2)).maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY).build();
+            start(monitor.newHandler(cfg), serverSide);
+            monitor.runOnce();
+            for (int second = 0; second < 60; second++) {
+                for (int ms = 0; ms < 1000; ms += 10) {
+                    ticker.advance(10, TimeUnit.MILLISECONDS);
+                    monitor.runOnce();
+                    server.runPendingTasks();
+                    exchange(); // the ping out, the client's ack back at once
+                }
+            }
+            assertTrue(server.isOpen(), "every ping acknowledged");
+            assertTrue(monitor.stats().pingsSent() >= 5, "pinged about every 10 s: " + monitor.stats().pingsSent());
+            assertEquals(monitor.stats().pingsSent(), monitor.answersConsumed(), "each ack consumed");
+            assertEquals(0, serverSide.pings.size(), "no ack reached the application");
+            assertTrue(monitor.rttOf(server).isPresent());
+
+            client.close(); // the acks stop: the next ping goes unanswered
+            for (int ms = 0; ms < 13_000 && server.isOpen(); ms += 10) {
+                ticker.advance(10, TimeUnit.MILLISECONDS);
+                monitor.runOnce();
+                server.runPendingTasks();
+                server.readOutbound(); // (the bytes go nowhere)
+            }
+            assertFalse(server.isOpen(), "closed after the unanswered ping's timeout");
+            assertEquals(1, monitor.stats().closedPingTimeout());
+        }
     }
 }

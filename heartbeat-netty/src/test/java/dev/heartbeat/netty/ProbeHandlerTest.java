@@ -1,0 +1,208 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ping policy with a {@link Probe} that recognises its answers, in the handler, in virtual time: a
+ * "PING token" / "PONG token" line protocol (strings on an {@link EmbeddedChannel}). Answers are kept
+ * from the application and timed; the ack modes decide what settles a ping.
+ */
+class ProbeHandlerTest {
+
+    private static final Duration INTERVAL = Duration.ofSeconds(10);
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    /** Pings "PING n", recognises "PONG n" by its token. */
+    static final class TokenLineProbe extends Probe {
+        TokenLineProbe() {
+            super(Matching.BY_TOKEN, true);
+        }
+
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long token) {
+            return "PING " + token;
+        }
+
+        @Override
+        protected boolean isAnswer(Object msg) {
+            return msg instanceof String s && s.startsWith("PONG ");
+        }
+
+        @Override
+        protected long tokenOf(Object answer) {
+            return Long.parseLong(((String) answer).substring(5));
+        }
+    }
+
+    /** What the application behind Heartbeat gets. */
+    static final class Application extends ChannelInboundHandlerAdapter {
+        final List<Object> reads = new ArrayList<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            reads.add(msg);
+        }
+    }
+
+    private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(30)); // wraps
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+            .build();
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        for (EmbeddedChannel ch : channels) {
+            ch.finishAndReleaseAll();
+        }
+        monitor.close();
+    }
+
+    private EmbeddedChannel channel(AckMode mode, Application app) {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(2).ackMode(mode).build();
+        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), app);
+        channels.add(ch);
+        monitor.runOnce();
+        return ch;
+    }
+
+    private void advance(long millis) {
+        long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
+        long step = TimeUnit.MILLISECONDS.toNanos(1);
+        while (remaining > 0) {
+            long s = Math.min(step, remaining);
+            ticker.advance(s);
+            remaining -= s;
+            monitor.runOnce();
+        }
+        monitor.runOnce();
+        for (EmbeddedChannel ch : channels) {
+            ch.runPendingTasks();
+        }
+    }
+
+    /** Reads the ping the channel wrote and returns its answer line. */
+    private static String answerTo(EmbeddedChannel ch) {
+        String ping = ch.readOutbound();
+        assertTrue(ping != null && ping.startsWith("PING "), "a ping was written: " + ping);
+        return "PONG " + ping.substring(5);
+    }
+
+    @Test
+    void anAnswerIsConsumedTimedAndSettlesThePing() {
+        Application app = new Application();
+        EmbeddedChannel ch = channel(AckMode.ANY_INBOUND, app);
+        assertTrue(monitor.rttOf(ch).isEmpty(), "no sample before the first answer");
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        advance(40);
+        ch.writeInbound(pong); // 40 ms after the ping was written
+        assertEquals(List.of(), app.reads, "the answer is kept from the application");
+        assertEquals(1, monitor.answersConsumed());
+        Rtt rtt = monitor.rttOf(ch).orElseThrow();
+        assertEquals(Duration.ofMillis(40), rtt.smoothed());
+        assertEquals(Duration.ofMillis(20), rtt.variation());
+        advance(20_000);
+        assertTrue(ch.isOpen(), "the answered ping settled it; the next one is answered too");
+        ch.writeInbound("hello");
+        assertEquals(List.of("hello"), app.reads, "everything else goes on");
+    }
+
+    @Test
+    void matchedOnlyIgnoresOtherTrafficWhileAPingWaits() {
+        Application app = new Application();
+        EmbeddedChannel ch = channel(AckMode.MATCHED_ONLY, app);
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        for (int i = 0; i < 12; i++) { // the peer talks, but never answers
+            advance(1_000);
+            if (ch.isOpen()) {
+                ch.writeInbound("data " + i);
+            }
+        }
+        assertFalse(ch.isOpen(), "two unanswered pings close it, traffic or not");
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
+    void anyInboundCountsOtherTrafficAsTheAnswer() {
+        Application app = new Application();
+        EmbeddedChannel ch = channel(AckMode.ANY_INBOUND, app);
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        for (int i = 0; i < 10; i++) {
+            advance(1_000);
+            ch.writeInbound("data " + i);
+        }
+        assertTrue(ch.isOpen(), "any read answers the ping");
+    }
+
+    @Test
+    void matchedOnlyIsSettledByTheAnswer() {
+        EmbeddedChannel ch = channel(AckMode.MATCHED_ONLY, new Application());
+        for (int round = 0; round < 4; round++) {
+            advance(10_000 + 3);
+            String pong = answerTo(ch);
+            advance(100);
+            ch.writeInbound(pong);
+        }
+        advance(1_000);
+        assertTrue(ch.isOpen());
+        assertEquals(0, monitor.stats().closedPingTimeout());
+        assertTrue(monitor.rttOf(ch).isPresent());
+    }
+
+    @Test
+    void matchedExtendsLetsTrafficPushTheDeadlineButOnlyTheAnswerSettles() {
+        EmbeddedChannel ch = channel(AckMode.MATCHED_EXTENDS, new Application());
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(3_000);
+        ch.writeInbound("data"); // 3 s after the ping: its deadline moves to 8 s after it
+        advance(2_500);
+        assertTrue(ch.isOpen());
+        assertNull(ch.readOutbound(), "no miss yet at 5.5 s: no second ping");
+        advance(3_000);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "), "missed at 8 s after traffic stopped: re-ping");
+        advance(5_100);
+        assertFalse(ch.isOpen(), "the second ping unanswered too: closed");
+    }
+
+    @Test
+    void anAnswerToAnOlderPingIsConsumedButGivesNoSample() {
+        Application app = new Application();
+        EmbeddedChannel ch = channel(AckMode.MATCHED_ONLY, app);
+        advance(10_000 + 3);
+        String first = answerTo(ch);
+        advance(5_010); // missed: a second ping
+        String second = answerTo(ch);
+        ch.writeInbound(first); // the late answer to the first: ours, consumed, no RTT (its ping is not the latest)
+        assertEquals(List.of(), app.reads);
+        assertTrue(monitor.rttOf(ch).isEmpty());
+        ch.writeInbound(second);
+        assertTrue(monitor.rttOf(ch).isPresent());
+        advance(4_000);
+        assertTrue(ch.isOpen(), "the second ping was answered");
+        ch.writeInbound("PONG 42");
+        assertEquals(List.of("PONG 42"), app.reads, "an answer to none of our pings goes on");
+    }
+}
