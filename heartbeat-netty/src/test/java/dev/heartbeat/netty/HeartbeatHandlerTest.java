@@ -110,19 +110,7 @@ class HeartbeatHandlerTest {
 
     /** Moves virtual time, runs the worker, then the event loops' tasks. */
     private void advance(long millis) {
-        // In steps no longer than a tick, as a worker that keeps up would see time.
-        long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
-        long step = TimeUnit.MILLISECONDS.toNanos(1);
-        while (remaining > 0) {
-            long s = Math.min(step, remaining);
-            ticker.advance(s);
-            remaining -= s;
-            monitor.runOnce();
-        }
-        monitor.runOnce();
-        for (EmbeddedChannel ch : channels) {
-            ch.runPendingTasks();
-        }
+        VirtualTime.advance(ticker, monitor, millis, channels);
     }
 
     static HeartbeatConfig events(long readerMs, long writerMs, long allMs) {

@@ -86,18 +86,7 @@ class ProbeHandlerTest {
     }
 
     private void advance(long millis) {
-        long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
-        long step = TimeUnit.MILLISECONDS.toNanos(1);
-        while (remaining > 0) {
-            long s = Math.min(step, remaining);
-            ticker.advance(s);
-            remaining -= s;
-            monitor.runOnce();
-        }
-        monitor.runOnce();
-        for (EmbeddedChannel ch : channels) {
-            ch.runPendingTasks();
-        }
+        VirtualTime.advance(ticker, monitor, millis, channels);
     }
 
     /** Reads the ping the channel wrote and returns its answer line. */
