@@ -19,8 +19,9 @@ package dev.heartbeat.core;
  * @param worstLatenessNanos the largest delay seen between a deadline and its handler call
  * @param wakeups times the worker woke from a park
  * @param cycles duty cycles run
- * @param hostedNanos time spent in cycles run on a {@link CycleHost} (wall time of
- *     {@link TimerWorker#runHosted()}: the host thread's CPU for them); 0 for a worker on its own thread
+ * @param hostedNanos CPU time the host threads spent in the cycles they ran for a {@link CycleHost}
+ *     (by each thread's CPU clock; wall time where the JVM cannot measure thread CPU); 0 for a worker
+ *     on its own thread
  * @param hostTakeovers times the worker's own thread ran cycles because its host had not run a
  *     planned cycle within the watchdog period
  */

@@ -88,6 +88,9 @@ import org.slf4j.LoggerFactory;
 public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TimerWorker.class);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final boolean THREAD_CPU =
+            THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
      * The longest the worker sleeps while the wheel holds entries: a request for a later deadline
@@ -272,7 +275,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             h.plan(wheel.tickNanos()); // the watchdog thread is in a cycle: hand back soon
             return;
         }
-        long began = System.nanoTime();
+        long began = hostClock();
         try {
             if (lifecycle != RUNNING) {
                 return; // closed meanwhile: the watchdog cleared the wheel before we got it
@@ -285,9 +288,18 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
             HOSTED_RUNS.setRelease(this, (long) HOSTED_RUNS.get(this) + 1); // one writer at a time: the driver
         } finally {
             cycleThread = null;
-            counters.hosted(System.nanoTime() - began);
+            counters.hosted(hostClock() - began);
             driver = null;
         }
+    }
+
+    /**
+     * The clock hosted cycles are timed with: the calling thread's CPU time where the JVM measures it
+     * (about a microsecond a call on Linux), so that a cycle's cost does not count the time its host
+     * spent descheduled; else wall time.
+     */
+    private static long hostClock() {
+        return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     /** Host, at the end of a hosted cycle: publishes when the host runs next and asks it to. */
