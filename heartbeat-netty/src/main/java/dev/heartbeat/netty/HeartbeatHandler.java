@@ -365,9 +365,17 @@ final class HeartbeatHandler extends TimerEntry
         if (bound.tracksReads) {
             READING.setOpaque(this, true);
         }
-        if (bound.matchesAnswers && SIDE.getOpaque(this) instanceof ProbeState probe
-                && probe.onInbound(bound, ctx, msg)) {
-            return; // our ping's answer, consumed: still a read for idleness (stamped above)
+        if (bound.matchesAnswers && SIDE.getOpaque(this) instanceof ProbeState probe) {
+            boolean consumed;
+            try {
+                consumed = probe.onInbound(bound, ctx, msg);
+            } catch (Throwable t) { // a throwing probe: counted, logged (rate-limited); the message goes on
+                bound.monitor.actionFailed(this, t);
+                consumed = false;
+            }
+            if (consumed) {
+                return; // our ping's answer, consumed: still a read for idleness (stamped above)
+            }
         }
         ctx.fireChannelRead(msg);
     }

@@ -32,7 +32,7 @@ class ProbeHandlerTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     /** Pings "PING n", recognises "PONG n" by its token. */
-    static final class TokenLineProbe extends Probe {
+    static class TokenLineProbe extends Probe {
         TokenLineProbe() {
             super(Matching.BY_TOKEN, true);
         }
@@ -193,5 +193,34 @@ class ProbeHandlerTest {
         assertTrue(ch.isOpen(), "the second ping was answered");
         ch.writeInbound("PONG 42");
         assertEquals(List.of("PONG 42"), app.reads, "an answer to none of our pings goes on");
+    }
+
+    /**
+     * Expected: a probe that throws while recognising a message is counted (actionFailures) and
+     * logged at most once a second; the message goes on to the application as if it were no answer
+     * (nothing lost, nothing leaked), and the channel stays watched: its unanswered pings still close it.
+     */
+    @Test
+    void aThrowingProbeLosesNoMessageAndStopsNoMonitoring() {
+        Application app = new Application();
+        Probe throwing = new TokenLineProbe() {
+            @Override
+            protected boolean isAnswer(Object msg) {
+                throw new IllegalStateException("probe bug");
+            }
+        };
+        HeartbeatConfig cfg = HeartbeatConfig.ping(throwing).interval(INTERVAL).timeout(TIMEOUT).maxMissedPings(1)
+                .ackMode(AckMode.MATCHED_ONLY).build();
+        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), app);
+        channels.add(ch);
+        monitor.runOnce();
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        ch.writeInbound(pong);
+        assertEquals(List.of(pong), app.reads, "passed on, not lost");
+        assertEquals(1, monitor.stats().actionFailures());
+        advance(5_100);
+        assertFalse(ch.isOpen(), "still watched: the unrecognised answer did not settle the ping");
+        assertEquals(1, monitor.stats().closedPingTimeout());
     }
 }
