@@ -13,5 +13,15 @@ public enum CloseReason {
     /** Neither read nor written for the all-idle timeout (close policies). */
     ALL_IDLE,
     /** The peer left {@code maxMissedPings} pings unanswered (ping policy). */
-    PING_TIMEOUT
+    PING_TIMEOUT,
+    /** The connection reached its maximum age (and its grace, if it did not close itself in it). */
+    MAX_AGE,
+    /** Bytes were pending in the outbound buffer and none left for the write-stall timeout. */
+    WRITE_STALL,
+    /** The channel stayed unwritable for the maximum unwritable time. */
+    UNWRITABLE,
+    /** The peer pinged more often than the ping policing allows. */
+    PING_ABUSE,
+    /** The monitor drained its channels ({@code HeartbeatMonitor.drain}). */
+    DRAIN
 }

@@ -55,7 +55,7 @@ public final class HeartbeatMetrics implements MeterBinder {
         counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("kind", "all"), s -> s.allIdleEvents());
         for (CloseReason reason : CloseReason.values()) {
             counter(registry, "heartbeat.closes", "Channels Heartbeat closed, by reason",
-                    Tags.of("reason", reason.name().toLowerCase(java.util.Locale.ROOT)), s -> closes(s, reason));
+                    Tags.of("reason", reason.name().toLowerCase(java.util.Locale.ROOT)), s -> s.closed(reason));
         }
         counter(registry, "heartbeat.pings.sent", "Pings written", Tags.empty(), s -> s.pingsSent());
         counter(registry, "heartbeat.pings.failed", "Pings whose factory threw or whose write failed", Tags.empty(),
@@ -73,15 +73,6 @@ public final class HeartbeatMetrics implements MeterBinder {
         FunctionCounter.builder("heartbeat.worker.cpu", monitor,
                         m -> Math.max(0, m.stats().workerCpuNanos()) / (double) TimeUnit.SECONDS.toNanos(1))
                 .description("CPU time of the worker thread").baseUnit("seconds").tags(tags).register(registry);
-    }
-
-    private static long closes(HeartbeatStats s, CloseReason reason) {
-        switch (reason) {
-            case READER_IDLE: return s.closedReaderIdle();
-            case WRITER_IDLE: return s.closedWriterIdle();
-            case ALL_IDLE: return s.closedAllIdle();
-            default: return s.closedPingTimeout();
-        }
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<HeartbeatStats> f) {

@@ -357,7 +357,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
                 closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
                 actionFailures.sum(), dispatchRejected.sum(), dispatchFailures.sum(), staleVerdicts.sum(),
-                unmonitoredChannels.sum(), cpu, timer);
+                unmonitoredChannels.sum(), cpu, timer, closesByReason());
     }
 
     /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
@@ -384,6 +384,14 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     private long closes(CloseReason reason) {
         return closes.get(reason).sum();
+    }
+
+    private Map<CloseReason, Long> closesByReason() {
+        Map<CloseReason, Long> counts = new EnumMap<>(CloseReason.class);
+        for (CloseReason r : CloseReason.values()) {
+            counts.put(r, closes(r));
+        }
+        return counts;
     }
 
     /** The ticker the handlers stamp activity with. */
@@ -431,10 +439,18 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     /** Event loop: Heartbeat is about to close {@code handler}'s channel for {@code reason}. */
     void closing(HeartbeatHandler handler, CloseReason reason, long idleNanos) {
+        closing(handler.ctx.channel(), reason, idleNanos);
+    }
+
+    /**
+     * Event loop of {@code channel}: Heartbeat (the handler or one of its companion handlers) is about
+     * to close {@code channel} for {@code reason}, after {@code idleNanos} of the idleness that
+     * matters to that reason: counted and logged at DEBUG.
+     */
+    void closing(Channel channel, CloseReason reason, long idleNanos) {
         closes.get(reason).increment();
         if (LOG.isDebugEnabled()) {
-            LOG.debug("closing {}: {} (idle for {} ms)", handler.ctx.channel(), reason,
-                    TimeUnit.NANOSECONDS.toMillis(idleNanos));
+            LOG.debug("closing {}: {} (idle for {} ms)", channel, reason, TimeUnit.NANOSECONDS.toMillis(idleNanos));
         }
     }
 

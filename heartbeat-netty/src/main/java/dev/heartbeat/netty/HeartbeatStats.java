@@ -4,6 +4,10 @@
  */
 package dev.heartbeat.netty;
 
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+
 import dev.heartbeat.core.TimerStats;
 
 /**
@@ -32,6 +36,7 @@ import dev.heartbeat.core.TimerStats;
  *     was closed, and so have no idle detection
  * @param workerCpuNanos CPU time of the worker thread, or -1 if not running or not measurable
  * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...
+ * @param closedByReason channels Heartbeat closed, by reason (every reason present; see {@link #closed})
  */
 public record HeartbeatStats(
         long channels,
@@ -51,10 +56,28 @@ public record HeartbeatStats(
         long staleVerdicts,
         long unmonitoredChannels,
         long workerCpuNanos,
-        TimerStats timer) {
+        TimerStats timer,
+        Map<CloseReason, Long> closedByReason) {
 
-    /** Channels closed for idleness, for any reason. */
+    /** Keeps an unmodifiable copy of {@code closedByReason}, which must count every {@link CloseReason}. */
+    public HeartbeatStats {
+        closedByReason = Collections.unmodifiableMap(new EnumMap<>(closedByReason));
+        if (closedByReason.size() != CloseReason.values().length) {
+            throw new IllegalArgumentException("closedByReason must count every CloseReason: " + closedByReason);
+        }
+    }
+
+    /** Channels Heartbeat closed for {@code reason}. */
+    public long closed(CloseReason reason) {
+        return closedByReason.get(reason);
+    }
+
+    /** Channels Heartbeat closed, for any reason. */
     public long closedTotal() {
-        return closedReaderIdle + closedWriterIdle + closedAllIdle + closedPingTimeout;
+        long total = 0;
+        for (long n : closedByReason.values()) {
+            total += n;
+        }
+        return total;
     }
 }
