@@ -25,6 +25,8 @@ final class BoundConfig {
     final boolean tracksWrites;
     /** The configuration's {@code matchesAnswers}: the read path offers messages to the probe. */
     final boolean matchesAnswers;
+    /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
+    final PingCounters pings;
 
     BoundConfig(HeartbeatMonitor monitor, HeartbeatConfig config) {
         this.monitor = monitor;
@@ -33,5 +35,6 @@ final class BoundConfig {
         this.tracksReads = config.tracksReads;
         this.tracksWrites = config.tracksWrites;
         this.matchesAnswers = config.matchesAnswers;
+        this.pings = config.probe == null ? null : monitor.pingCounters(config.probe);
     }
 }

@@ -889,7 +889,7 @@ final class HeartbeatHandler extends TimerEntry
     /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
     private void pingWriteDone(Future<? super Void> future) {
         if (future.isSuccess()) {
-            config.monitor.pingSent();
+            config.monitor.pingSent(config);
         } else {
             PingState state = pingState();
             if (state != null) { // else a reconfiguration dropped it, and the ping with it

@@ -4,30 +4,69 @@
  */
 package dev.heartbeat.netty;
 
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Binds a {@link HeartbeatMonitor}'s counters to a Micrometer {@link MeterRegistry}: channels, idle
- * events by kind, closes by {@link CloseReason}, pings sent and failed, stale verdicts, the worker's
- * wake-ups, expirations and CPU time. Every meter reads {@link HeartbeatMonitor#stats()} when the
- * registry polls it, so binding costs nothing on the event loops or the worker.
+ * Binds a {@link HeartbeatMonitor}'s counters to a Micrometer {@link MeterRegistry}, with Micrometer's
+ * naming (dots; a Prometheus registry renders {@code heartbeat_connections_closed_total} and so on).
+ * No meter has a per-connection tag.
+ *
+ * <table>
+ * <caption>Meters</caption>
+ * <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
+ * <tr><td>heartbeat.connections.tracked</td><td>gauge</td><td></td><td>channels whose handler is active</td></tr>
+ * <tr><td>heartbeat.connections.closed</td><td>counter</td><td>reason</td><td>closes Heartbeat made, by
+ *     {@link CloseReason} (lower case)</td></tr>
+ * <tr><td>heartbeat.idle.events</td><td>counter</td><td>state</td><td>idle events fired: reader_idle,
+ *     writer_idle, all_idle</td></tr>
+ * <tr><td>heartbeat.pings.sent / .acked / .timeouts / .failed</td><td>counter</td><td>probe</td><td>pings
+ *     written; answered in time; unanswered for their timeout; whose probe threw or write failed</td></tr>
+ * <tr><td>heartbeat.ping.rtt</td><td>timer</td><td>probe</td><td>round-trip time of matched answers
+ *     (probes that match answers only), with a percentile histogram</td></tr>
+ * <tr><td>heartbeat.worker.lateness</td><td>timer</td><td></td><td>per worker cycle with checks due, how
+ *     late the worker ran them (now minus the earliest due deadline)</td></tr>
+ * <tr><td>heartbeat.worker.wakeups / .cycles / .expirations / .rearms</td><td>counter</td><td></td><td>the
+ *     worker's wake-ups from a park, duty cycles, checks that came due, lazy re-arms</td></tr>
+ * <tr><td>heartbeat.worker.queue.depth</td><td>gauge</td><td></td><td>requests waiting for the
+ *     worker</td></tr>
+ * <tr><td>heartbeat.worker.cpu</td><td>counter (seconds)</td><td></td><td>CPU time of the worker thread
+ *     and of the cycles it ran on a host event loop</td></tr>
+ * <tr><td>heartbeat.wheel.entries</td><td>gauge</td><td></td><td>entries in the timing wheel</td></tr>
+ * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures</td><td>counter</td>
+ *     <td></td><td>see {@link HeartbeatStats}</td></tr>
+ * </table>
+ *
+ * <p>Counters and gauges read the monitor's own counters when the registry polls them. The two timers
+ * are recorded as samples come: one per matched ping answer on its event loop, one per worker cycle
+ * with work; a monitor with no binding records neither.
  *
  * <pre>{@code
  * new HeartbeatMetrics(monitor).bindTo(registry);                 // or Tags.of("server", "gateway")
  * }</pre>
  *
  * <p>Needs {@code io.micrometer:micrometer-core} on the class path (an optional dependency of
- * heartbeat-netty). Meter names start with {@code heartbeat.}.
+ * heartbeat-netty).
  */
 public final class HeartbeatMetrics implements MeterBinder {
+
+    private static final Duration MIN_RTT = Duration.ofMillis(1);
+    private static final Duration MAX_RTT = Duration.ofSeconds(30);
+    private static final Duration MAX_LATENESS = Duration.ofSeconds(10);
 
     private final HeartbeatMonitor monitor;
     private final Tags tags;
@@ -38,41 +77,47 @@ public final class HeartbeatMetrics implements MeterBinder {
     }
 
     /** Binds {@code monitor}'s counters, each with {@code tags} (to tell several monitors apart). */
-    public HeartbeatMetrics(HeartbeatMonitor monitor, Iterable<io.micrometer.core.instrument.Tag> tags) {
+    public HeartbeatMetrics(HeartbeatMonitor monitor, Iterable<Tag> tags) {
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        gauge(registry, "heartbeat.channels", "Channels whose Heartbeat handler is active", s -> s.channels());
-        gauge(registry, "heartbeat.wheel.entries", "Entries in the timing wheel", s -> s.timer().entries());
-        gauge(registry, "heartbeat.queue.depth", "Requests waiting for the worker", s -> s.timer().queueDepth());
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("kind", "reader"),
-                s -> s.readerIdleEvents());
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("kind", "writer"),
-                s -> s.writerIdleEvents());
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("kind", "all"), s -> s.allIdleEvents());
+        gauge(registry, "heartbeat.connections.tracked", "Channels whose Heartbeat handler is active",
+                s -> s.channels());
         for (CloseReason reason : CloseReason.values()) {
-            counter(registry, "heartbeat.closes", "Channels Heartbeat closed, by reason",
-                    Tags.of("reason", reason.name().toLowerCase(java.util.Locale.ROOT)), s -> s.closed(reason));
+            counter(registry, "heartbeat.connections.closed", "Channels Heartbeat closed, by reason",
+                    Tags.of("reason", reason.name().toLowerCase(Locale.ROOT)), s -> s.closed(reason));
         }
-        counter(registry, "heartbeat.pings.sent", "Pings written", Tags.empty(), s -> s.pingsSent());
-        counter(registry, "heartbeat.pings.failed", "Pings whose factory threw or whose write failed", Tags.empty(),
-                s -> s.pingWriteFailures());
+        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "reader_idle"),
+                s -> s.readerIdleEvents());
+        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "writer_idle"),
+                s -> s.writerIdleEvents());
+        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "all_idle"),
+                s -> s.allIdleEvents());
         counter(registry, "heartbeat.verdicts.stale", "Actions dropped: decided under an older configuration",
                 Tags.empty(), s -> s.staleVerdicts());
         counter(registry, "heartbeat.stall.rechecks", "Checks deferred because the worker stalled", Tags.empty(),
                 s -> s.stallRechecks());
         counter(registry, "heartbeat.action.failures", "Actions that threw on an event loop", Tags.empty(),
                 s -> s.actionFailures());
+        gauge(registry, "heartbeat.wheel.entries", "Entries in the timing wheel", s -> s.timer().entries());
+        gauge(registry, "heartbeat.worker.queue.depth", "Requests waiting for the worker",
+                s -> s.timer().queueDepth());
         counter(registry, "heartbeat.worker.wakeups", "Times the worker woke from a park", Tags.empty(),
                 s -> s.timer().wakeups());
+        counter(registry, "heartbeat.worker.cycles", "Duty cycles the worker ran", Tags.empty(),
+                s -> s.timer().cycles());
         counter(registry, "heartbeat.worker.expirations", "Checks that came due", Tags.empty(),
                 s -> s.timer().expired());
+        counter(registry, "heartbeat.worker.rearms", "Entries moved to their next check", Tags.empty(),
+                s -> s.timer().rearmed());
         FunctionCounter.builder("heartbeat.worker.cpu", monitor,
                         m -> Math.max(0, m.stats().workerCpuNanos()) / (double) TimeUnit.SECONDS.toNanos(1))
-                .description("CPU time of the worker thread").baseUnit("seconds").tags(tags).register(registry);
+                .description("CPU time of the worker thread and of the cycles it ran on a host event loop")
+                .baseUnit("seconds").tags(tags).register(registry);
+        monitor.addSampleSink(new Sink(registry));
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<HeartbeatStats> f) {
@@ -84,5 +129,50 @@ public final class HeartbeatMetrics implements MeterBinder {
             ToDoubleFunction<HeartbeatStats> f) {
         FunctionCounter.builder(name, monitor, m -> f.applyAsDouble(m.stats())).description(description)
                 .tags(tags.and(extra)).register(registry);
+    }
+
+    /** The meters of one registry that are fed as samples come, and those of each probe name. */
+    private final class Sink implements SampleSink {
+        private final MeterRegistry registry;
+        private final Timer lateness;
+        /** The RTT timer of each probe's counters; read without allocation on the event loops. */
+        private final Map<PingCounters, Timer> rtt = new ConcurrentHashMap<>();
+
+        Sink(MeterRegistry registry) {
+            this.registry = registry;
+            this.lateness = Timer.builder("heartbeat.worker.lateness")
+                    .description("How late the worker ran the checks due in a cycle, per cycle with work")
+                    .publishPercentileHistogram().maximumExpectedValue(MAX_LATENESS).tags(tags).register(registry);
+        }
+
+        @Override
+        public void probeAdded(PingCounters probe) {
+            Tags t = tags.and("probe", probe.probe);
+            adder(probe.sent, "heartbeat.pings.sent", "Pings written", t);
+            adder(probe.acked, "heartbeat.pings.acked", "Pings answered in time", t);
+            adder(probe.missed, "heartbeat.pings.timeouts", "Pings not answered within their timeout", t);
+            adder(probe.failed, "heartbeat.pings.failed", "Pings whose probe threw or whose write failed", t);
+            rtt.put(probe, Timer.builder("heartbeat.ping.rtt")
+                    .description("Round-trip time of matched ping answers")
+                    .publishPercentileHistogram().minimumExpectedValue(MIN_RTT).maximumExpectedValue(MAX_RTT)
+                    .tags(t).register(registry));
+        }
+
+        private void adder(LongAdder adder, String name, String description, Tags t) {
+            FunctionCounter.builder(name, adder, LongAdder::sum).description(description).tags(t).register(registry);
+        }
+
+        @Override
+        public void pingRtt(PingCounters probe, long nanos) {
+            Timer timer = rtt.get(probe);
+            if (timer != null) {
+                timer.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void workerLateness(long nanos) {
+            lateness.record(nanos, TimeUnit.NANOSECONDS);
+        }
     }
 }

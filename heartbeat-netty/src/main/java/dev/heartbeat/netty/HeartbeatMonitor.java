@@ -7,8 +7,11 @@ package dev.heartbeat.netty;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -88,6 +91,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Closes per reason. */
     private final Map<CloseReason, LongAdder> closes = new EnumMap<>(CloseReason.class);
     private final LongAdder pingsSent = new LongAdder();
+    /** Ping counters by probe name; an entry is added when a configuration with that probe is first bound. */
+    private final ConcurrentHashMap<String, PingCounters> pingCounters = new ConcurrentHashMap<>();
+    /** Where distributions go (see {@link SampleSink}); copy on write, read by event loops and the worker. */
+    private volatile SampleSink[] sinks = new SampleSink[0];
     private final LongAdder answersConsumed = new LongAdder();
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
@@ -357,7 +364,47 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
                 closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
                 actionFailures.sum(), dispatchRejected.sum(), dispatchFailures.sum(), staleVerdicts.sum(),
-                unmonitoredChannels.sum(), cpu, timer, closesByReason());
+                unmonitoredChannels.sum(), cpu, timer, closesByReason(), pingsByProbe());
+    }
+
+    private Map<String, ProbeStats> pingsByProbe() {
+        Map<String, ProbeStats> byProbe = new TreeMap<>();
+        for (PingCounters c : pingCounters.values()) {
+            byProbe.put(c.probe, c.snapshot());
+        }
+        return byProbe;
+    }
+
+    /** Any thread, rarely (when a configuration is bound): the counters of {@code probe}'s name. */
+    PingCounters pingCounters(Probe probe) {
+        String name = probe.name();
+        PingCounters counters = pingCounters.get(name);
+        if (counters != null) {
+            return counters;
+        }
+        synchronized (this) { // with addSampleSink: every sink hears of every probe name exactly once
+            counters = pingCounters.get(name);
+            if (counters == null) {
+                counters = new PingCounters(name);
+                pingCounters.put(name, counters);
+                for (SampleSink sink : sinks) {
+                    sink.probeAdded(counters);
+                }
+            }
+            return counters;
+        }
+    }
+
+    /** Adds a sink for the distributions and the per-probe counters (see {@link HeartbeatMetrics}); any thread. */
+    synchronized void addSampleSink(SampleSink sink) {
+        Objects.requireNonNull(sink, "sink");
+        for (PingCounters counters : pingCounters.values()) {
+            sink.probeAdded(counters);
+        }
+        SampleSink[] old = sinks;
+        SampleSink[] grown = Arrays.copyOf(old, old.length + 1);
+        grown[old.length] = sink;
+        sinks = grown;
     }
 
     /** Worker: the coalescing window for a configuration (see {@link Builder#maxCoalescing}). */
@@ -454,8 +501,36 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
     }
 
-    void pingSent() {
+    /** Event loop: a ping of {@code bound}'s probe was written. */
+    void pingSent(BoundConfig bound) {
         pingsSent.increment();
+        if (bound.pings != null) { // null only if the channel was reconfigured away from pinging meanwhile
+            bound.pings.sent.increment();
+        }
+    }
+
+    /**
+     * Event loop or worker: a ping of {@code bound}'s probe was answered in time; {@code rttNanos} is
+     * its round-trip time when a matched answer timed it, negative otherwise (any-inbound answers).
+     */
+    void pingAcked(BoundConfig bound, long rttNanos) {
+        PingCounters pings = bound.pings;
+        if (pings == null) {
+            return;
+        }
+        pings.acked.increment();
+        if (rttNanos >= 0) {
+            for (SampleSink sink : sinks) {
+                sink.pingRtt(pings, rttNanos);
+            }
+        }
+    }
+
+    /** Worker: a ping of {@code bound}'s probe went unanswered for its timeout. */
+    void pingMissed(BoundConfig bound) {
+        if (bound.pings != null) {
+            bound.pings.missed.increment();
+        }
     }
 
     void actionFailed(HeartbeatHandler handler, Throwable t) {
@@ -473,6 +548,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Event loop: a ping could not be made or written; it is not a missed ping. */
     void pingFailed(HeartbeatHandler handler, Throwable t) {
         pingWriteFailures.increment();
+        Probe probe = handler.config().probe;
+        if (probe != null) {
+            pingCounters(probe).failed.increment();
+        }
         warnRateLimited("Heartbeat could not write a ping for {}", handler, t);
     }
 
@@ -523,6 +602,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** The worker's expiry handler: judge, re-arm, and collect actions per event loop. */
     private final class Judge implements ExpiryHandler<HeartbeatHandler> {
 
+        /** Worker only: the largest lateness of the checks due in this cycle, or -1 before the first. */
+        private long cycleLateness = -1;
+
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
             HeartbeatConfig cfg = handler.configToJudge();
@@ -537,6 +619,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 return; // to track nothing: its cancel request is on its way
             }
             long lateness = now - handler.deadline();
+            if (lateness > cycleLateness) {
+                cycleLateness = lateness;
+            }
             if (lateness > stallAfterNanos && handler.takeStallGrace()) {
                 // The worker was late (a pause?): stamps the event loops would have written meanwhile
                 // may be missing. Look again after as long as the delay before judging.
@@ -554,6 +639,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         @Override
         public void onCycleEnd() {
+            if (cycleLateness >= 0) {
+                for (SampleSink sink : sinks) {
+                    sink.workerLateness(cycleLateness);
+                }
+                cycleLateness = -1;
+            }
             int rejected = batches.submitAll();
             if (rejected > 0) {
                 dispatchRejected.add(rejected);

@@ -7,6 +7,7 @@ package dev.heartbeat.netty;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.heartbeat.core.TimerStats;
 
@@ -37,6 +38,8 @@ import dev.heartbeat.core.TimerStats;
  * @param workerCpuNanos CPU time of the worker thread, or -1 if not running or not measurable
  * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...
  * @param closedByReason channels Heartbeat closed, by reason (every reason present; see {@link #closed})
+ * @param pingsByProbe the ping counters of each probe name the monitor has seen configured, by name
+ *     (sorted); empty if no configuration pings
  */
 public record HeartbeatStats(
         long channels,
@@ -57,7 +60,8 @@ public record HeartbeatStats(
         long unmonitoredChannels,
         long workerCpuNanos,
         TimerStats timer,
-        Map<CloseReason, Long> closedByReason) {
+        Map<CloseReason, Long> closedByReason,
+        Map<String, ProbeStats> pingsByProbe) {
 
     /** Keeps an unmodifiable copy of {@code closedByReason}, which must count every {@link CloseReason}. */
     public HeartbeatStats {
@@ -65,6 +69,13 @@ public record HeartbeatStats(
         if (closedByReason.size() != CloseReason.values().length) {
             throw new IllegalArgumentException("closedByReason must count every CloseReason: " + closedByReason);
         }
+        pingsByProbe = Collections.unmodifiableMap(new TreeMap<>(pingsByProbe));
+    }
+
+    /** The ping counters of the probe named {@code probe}, all zero if no configuration used it. */
+    public ProbeStats pings(String probe) {
+        ProbeStats p = pingsByProbe.get(probe);
+        return p != null ? p : new ProbeStats(probe, 0, 0, 0, 0);
     }
 
     /** Channels Heartbeat closed for {@code reason}. */

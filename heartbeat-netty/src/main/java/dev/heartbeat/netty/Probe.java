@@ -123,6 +123,15 @@ public abstract class Probe {
         throw new UnsupportedOperationException(this + " does not match answers by token");
     }
 
+    /**
+     * A short lower-case name for metrics and logs (the {@code probe} tag of the ping meters, see
+     * {@link HeartbeatMetrics}): {@code http2}, {@code websocket}, {@code mqtt} for the built-in probes,
+     * {@code custom} unless overridden. Probes that share a name share their counters.
+     */
+    public String name() {
+        return "custom";
+    }
+
     /** How this probe's answers are matched to its pings. */
     public final Matching matching() {
         return matching;

@@ -114,6 +114,11 @@ public final class Probes {
     private static final class Http2Probe extends Probe {
         static final Http2Probe INSTANCE = new Http2Probe();
 
+        @Override
+        public String name() {
+            return "http2";
+        }
+
         private Http2Probe() {
             super(Matching.BY_TOKEN, true);
         }
@@ -141,6 +146,11 @@ public final class Probes {
 
     private static final class WebSocketProbe extends Probe {
         static final WebSocketProbe INSTANCE = new WebSocketProbe();
+
+        @Override
+        public String name() {
+            return "websocket";
+        }
 
         private WebSocketProbe() {
             super(Matching.BY_TOKEN, true);
@@ -177,6 +187,11 @@ public final class Probes {
         /** Immutable and never reference counted, so one instance serves every channel. */
         private static final MqttMessage PINGREQ =
                 new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGREQ, false, MqttQoS.AT_MOST_ONCE, false, 0));
+
+        @Override
+        public String name() {
+            return "mqtt";
+        }
 
         private MqttClientProbe() {
             super(Matching.IN_ORDER, true);

@@ -6,12 +6,15 @@ package dev.heartbeat.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
@@ -36,14 +39,72 @@ class HeartbeatMetricsTest {
             closing.runPendingTasks();
         }
         assertFalse(closing.isOpen());
-        assertEquals(1.0, registry.get("heartbeat.channels").tag("server", "test").gauge().value());
-        assertEquals(1.0, registry.get("heartbeat.closes").tags("reason", "all_idle").functionCounter().count());
-        assertEquals(0.0, registry.get("heartbeat.closes").tags("reason", "ping_timeout").functionCounter().count());
-        assertEquals(1.0, registry.get("heartbeat.idle.events").tags("kind", "reader").functionCounter().count());
+        assertEquals(1.0, registry.get("heartbeat.connections.tracked").tag("server", "test").gauge().value());
+        assertEquals(1.0, registry.get("heartbeat.connections.closed").tags("reason", "all_idle")
+                .functionCounter().count());
+        assertEquals(0.0, registry.get("heartbeat.connections.closed").tags("reason", "ping_timeout")
+                .functionCounter().count());
+        assertEquals(1.0, registry.get("heartbeat.idle.events").tags("state", "reader_idle").functionCounter().count());
         assertEquals((double) monitor.stats().timer().expired(),
                 registry.get("heartbeat.worker.expirations").functionCounter().count());
         open.finishAndReleaseAll();
         closing.finishAndReleaseAll();
+        monitor.close();
+    }
+
+    @Test
+    void countsPingsPerProbeWhetherBoundBeforeOrAfterTheRegistry() {
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(new ManualTicker(0)).build();
+        BoundConfig http2 = monitor.bind(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(2)).build()); // a probe the monitor counts before any registry
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new HeartbeatMetrics(monitor).bindTo(registry);
+        BoundConfig ws = monitor.bind(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(2)).build()); // and one it meets after
+        monitor.pingSent(http2);
+        monitor.pingSent(http2);
+        monitor.pingAcked(http2, TimeUnit.MILLISECONDS.toNanos(40));
+        monitor.pingMissed(http2);
+        monitor.pingSent(ws);
+        monitor.pingAcked(ws, -1); // answered, but not timed (any-inbound)
+
+        assertEquals(2.0, registry.get("heartbeat.pings.sent").tag("probe", "http2").functionCounter().count());
+        assertEquals(1.0, registry.get("heartbeat.pings.acked").tag("probe", "http2").functionCounter().count());
+        assertEquals(1.0, registry.get("heartbeat.pings.timeouts").tag("probe", "http2").functionCounter().count());
+        assertEquals(0.0, registry.get("heartbeat.pings.failed").tag("probe", "http2").functionCounter().count());
+        assertEquals(1.0, registry.get("heartbeat.pings.acked").tag("probe", "websocket").functionCounter().count());
+        Timer rtt = registry.get("heartbeat.ping.rtt").tag("probe", "http2").timer();
+        assertEquals(1, rtt.count());
+        assertEquals(40.0, rtt.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(0, registry.get("heartbeat.ping.rtt").tag("probe", "websocket").timer().count(),
+                "an untimed answer is no RTT sample");
+        assertNull(registry.find("heartbeat.pings.sent").tag("probe", "mqtt").functionCounter(),
+                "no meters for probes no configuration uses");
+        ProbeStats stats = monitor.stats().pings("http2");
+        assertEquals(new ProbeStats("http2", 2, 1, 1, 0), stats);
+        assertEquals(new ProbeStats("mqtt", 0, 0, 0, 0), monitor.stats().pings("mqtt"));
+        monitor.close();
+    }
+
+    @Test
+    void recordsTheWorkersLatenessOncePerCycleWithWork() {
+        ManualTicker ticker = new ManualTicker(0);
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new HeartbeatMetrics(monitor).bindTo(registry);
+        HeartbeatConfig config = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).build();
+        EmbeddedChannel a = new EmbeddedChannel(monitor.newHandler(config));
+        EmbeddedChannel b = new EmbeddedChannel(monitor.newHandler(config));
+        monitor.runOnce(); // applies the two registrations: no check due, no sample
+        Timer lateness = registry.get("heartbeat.worker.lateness").timer();
+        assertEquals(0, lateness.count());
+        ticker.advance(1_300, TimeUnit.MILLISECONDS); // both checks came due at 1 s (plus the wheel's rounding)
+        monitor.runOnce();
+        assertEquals(1, lateness.count(), "one sample for the cycle, not one per check");
+        double ms = lateness.max(TimeUnit.MILLISECONDS);
+        assertTrue(ms > 250 && ms <= 300, "the worker ran the checks about 300 ms late: " + ms + " ms");
+        a.finishAndReleaseAll();
+        b.finishAndReleaseAll();
         monitor.close();
     }
 }
