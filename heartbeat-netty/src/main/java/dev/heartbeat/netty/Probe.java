@@ -114,6 +114,41 @@ public abstract class Probe {
     protected abstract boolean isAnswer(Object msg);
 
     /**
+     * Whether {@code msg} is a ping from the peer (not an answer to one): what {@link PingPolicing}
+     * polices. None by default; a probe that recognises peer pings overrides this and
+     * {@link #recognisesPeerPings()}.
+     */
+    protected boolean isPeerPing(Object msg) {
+        return false;
+    }
+
+    /** Whether {@link #isPeerPing} recognises anything: the built-in protocol probes do. */
+    public boolean recognisesPeerPings() {
+        return false;
+    }
+
+    /**
+     * Whether {@code msg} is application traffic rather than the protocol's keep-alive chatter (for
+     * {@link PingPolicing}). By default anything that is neither a peer ping nor an answer; protocols
+     * with other control messages narrow it (HTTP/2: only HEADERS and DATA, as gRPC counts them).
+     */
+    protected boolean isApplicationMessage(Object msg) {
+        return !isPeerPing(msg) && (matching == Matching.NONE || !isAnswer(msg));
+    }
+
+    /**
+     * The protocol's goodbye, written before Heartbeat closes the channel for {@code reason}, or null
+     * for none (the default). Called on the channel's event loop; the caller writes it from the tail
+     * of the pipeline and closes once the write completes.
+     *
+     * @param ctx the context of the calling handler
+     * @param reason why the channel is about to close
+     */
+    public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+        return null;
+    }
+
+    /**
      * The token an answer carries; called only for messages {@link #isAnswer} accepted, and only when
      * {@link #matching()} is {@link Matching#BY_TOKEN}. An answer whose payload cannot be a token of
      * ours (a Pong of another length) returns any value; it then matches no waiting ping unless it

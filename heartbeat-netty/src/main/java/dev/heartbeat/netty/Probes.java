@@ -9,9 +9,19 @@ import java.util.function.Predicate;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -45,6 +55,9 @@ import io.netty.handler.codec.mqtt.MqttQoS;
  * for the server side of MQTT's keep-alive).
  */
 public final class Probes {
+
+    /** The goodbye words of ping abuse: gRPC clients back off their keep-alive when they read them. */
+    static final String TOO_MANY_PINGS = "too_many_pings";
 
     private Probes() {
     }
@@ -139,6 +152,35 @@ public final class Probes {
         }
 
         @Override
+        protected boolean isPeerPing(Object msg) {
+            return msg instanceof Http2PingFrame ping && !ping.ack();
+        }
+
+        @Override
+        public boolean recognisesPeerPings() {
+            return true;
+        }
+
+        @Override
+        protected boolean isApplicationMessage(Object msg) {
+            return msg instanceof Http2HeadersFrame || msg instanceof Http2DataFrame;
+        }
+
+        /**
+         * GOAWAY: {@code ENHANCE_YOUR_CALM} with the debug data {@code too_many_pings} for ping abuse (the
+         * words gRPC clients look for to back off), {@code NO_ERROR} with the reason's name otherwise.
+         * Http2FrameCodec fills in the last stream id.
+         */
+        @Override
+        public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+            return reason == CloseReason.PING_ABUSE
+                    ? new DefaultHttp2GoAwayFrame(Http2Error.ENHANCE_YOUR_CALM,
+                            ByteBufUtil.writeAscii(ctx.alloc(), TOO_MANY_PINGS))
+                    : new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR,
+                            ByteBufUtil.writeAscii(ctx.alloc(), reason.name()));
+        }
+
+        @Override
         String placementAdvice() {
             return "put the Heartbeat handler after Http2FrameCodec, whose PING ACK frames it must see";
         }
@@ -176,6 +218,30 @@ public final class Probes {
         }
 
         @Override
+        protected boolean isPeerPing(Object msg) {
+            return msg instanceof PingWebSocketFrame;
+        }
+
+        @Override
+        public boolean recognisesPeerPings() {
+            return true;
+        }
+
+        @Override
+        protected boolean isApplicationMessage(Object msg) {
+            return msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame
+                    || msg instanceof ContinuationWebSocketFrame;
+        }
+
+        /** A Close frame: 1008 (policy violation) for ping abuse, 1001 (going away) otherwise; the reason as text. */
+        @Override
+        public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+            return reason == CloseReason.PING_ABUSE
+                    ? new CloseWebSocketFrame(WebSocketCloseStatus.POLICY_VIOLATION.code(), TOO_MANY_PINGS)
+                    : new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code(), reason.name());
+        }
+
+        @Override
         String placementAdvice() {
             return "WebSocketServerProtocolHandler (and WebSocketClientProtocolHandler) drop Pong frames by default: "
                     + "put the Heartbeat handler before it, or build it with dropPongFrames(false)";
@@ -206,6 +272,18 @@ public final class Probes {
         protected boolean isAnswer(Object msg) {
             return msg instanceof MqttMessage m && m.fixedHeader() != null
                     && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
+        }
+
+        /** PINGREQ: a client's ping, which a server polices. */
+        @Override
+        protected boolean isPeerPing(Object msg) {
+            return msg instanceof MqttMessage m && m.fixedHeader() != null
+                    && m.fixedHeader().messageType() == MqttMessageType.PINGREQ;
+        }
+
+        @Override
+        public boolean recognisesPeerPings() {
+            return true;
         }
 
         @Override
