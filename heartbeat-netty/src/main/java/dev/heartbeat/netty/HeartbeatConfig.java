@@ -69,8 +69,8 @@ public final class HeartbeatConfig {
     /** The shortest positive timeout: finer deadlines are below the wheel's resolution. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
     /**
-     * The most unanswered pings that can be allowed: the handler counts them in the upper 16 bits of
-     * its judgement word, so any bound below 2^16 fits; 10,000 is far beyond any sane setting.
+     * The most unanswered pings that can be allowed: a channel's ping state counts them in a short,
+     * so any bound below 2^15 fits; 10,000 is far beyond any sane setting.
      */
     public static final int MAX_MISSED_PINGS = 10_000;
     /** A configuration's natural coalescing window is its shortest timeout / 2^this, rounded down to a power of two. */
@@ -78,7 +78,8 @@ public final class HeartbeatConfig {
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(TimingWheel.MAX_DELAY_NANOS);
 
-    final Policy policy;
+    /** What the handler decides and does under this configuration: one stateless instance per policy. */
+    final HandlerPolicy policy;
     final long readerIdleNanos;
     final long writerIdleNanos;
     final long allIdleNanos;
@@ -129,8 +130,8 @@ public final class HeartbeatConfig {
         this.shortestNanos = shortest;
         long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
         this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
-        this.tracksReads = readerIdleNanos > 0 || allIdleNanos > 0 || policy == Policy.PING;
-        this.tracksWrites = writerIdleNanos > 0 || allIdleNanos > 0 || (policy == Policy.PING && pingWhenWriterIdle);
+        this.tracksReads = policy.tracksReads(this);
+        this.tracksWrites = policy.tracksWrites(this);
     }
 
     /**
@@ -138,12 +139,12 @@ public final class HeartbeatConfig {
      * {@code IdleStateHandler}'s semantics. Set at least one of the three timeouts.
      */
     public static Builder events() {
-        return new Builder(Policy.EVENT);
+        return new Builder(EventPolicy.INSTANCE);
     }
 
     /** Close idle channels. Set at least one of the three timeouts. */
     public static Builder closeWhenIdle() {
-        return new Builder(Policy.CLOSE);
+        return new Builder(ClosePolicy.QUIETLY);
     }
 
     /**
@@ -152,7 +153,7 @@ public final class HeartbeatConfig {
      * @param factory makes each ping message; called on the channel's event loop
      */
     public static Builder ping(PingFactory factory) {
-        Builder b = new Builder(Policy.PING);
+        Builder b = new Builder(PingPolicy.INSTANCE);
         b.probe = Probes.of(Objects.requireNonNull(factory, "ping factory"));
         return b;
     }
@@ -167,7 +168,7 @@ public final class HeartbeatConfig {
      * @param probe makes pings and recognises answers, e.g. {@link Probes#http2()}
      */
     public static Builder ping(Probe probe) {
-        Builder b = new Builder(Policy.PING);
+        Builder b = new Builder(PingPolicy.INSTANCE);
         b.probe = Objects.requireNonNull(probe, "probe");
         return b;
     }
@@ -201,7 +202,7 @@ public final class HeartbeatConfig {
 
     /** The policy. */
     public Policy policy() {
-        return policy;
+        return policy.kind();
     }
 
     /** Reader idle timeout; zero when disabled. */
@@ -261,16 +262,8 @@ public final class HeartbeatConfig {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy);
-        if (policy == Policy.PING) {
-            s.append(", interval=").append(pingInterval()).append(", timeout=").append(pingTimeout())
-                    .append(", maxMissedPings=").append(maxMissedPings).append(", jitter=").append(jitter)
-                    .append(pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
-                    .append(", probe=").append(probe).append(", ackMode=").append(ackMode);
-        } else {
-            s.append(", readerIdle=").append(readerIdle()).append(", writerIdle=").append(writerIdle())
-                    .append(", allIdle=").append(allIdle()).append(", observeOutput=").append(observeOutput);
-        }
+        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy.kind());
+        policy.describe(this, s);
         return s.append(']').toString();
     }
 
@@ -279,7 +272,7 @@ public final class HeartbeatConfig {
      * apply to the chosen policy is refused with {@link IllegalStateException}.
      */
     public static final class Builder {
-        private final Policy policy;
+        private final HandlerPolicy policy;
         private long readerIdleNanos;
         private long writerIdleNanos;
         private long allIdleNanos;
@@ -292,9 +285,9 @@ public final class HeartbeatConfig {
         private Probe probe;
         private AckMode ackMode = AckMode.ANY_INBOUND;
 
-        private Builder(Policy policy) {
+        private Builder(HandlerPolicy policy) {
             this.policy = policy;
-            this.maxMissedPings = policy == Policy.PING ? 3 : 0;
+            this.maxMissedPings = pings() ? 3 : 0;
         }
 
         /** Reader idle timeout: no read for this long. {@code Duration.ZERO} disables it. */
@@ -331,11 +324,11 @@ public final class HeartbeatConfig {
 
         /** Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. */
         public Builder withTimeoutExceptions() {
-            if (policy != Policy.CLOSE && policy != Policy.CLOSE_WITH_EXCEPTION) {
+            if (!(policy instanceof ClosePolicy)) {
                 throw new IllegalStateException("withTimeoutExceptions applies only to closeWhenIdle(), not to policy "
-                        + policy);
+                        + policy.kind());
             }
-            return copyAs(Policy.CLOSE_WITH_EXCEPTION);
+            return copyAs(ClosePolicy.WITH_EXCEPTION);
         }
 
         /** Ping after this long without the trigger's activity. Required for the ping policy. */
@@ -405,22 +398,22 @@ public final class HeartbeatConfig {
          *     remove its handler)
          */
         public HeartbeatConfig build() {
-            if (policy == Policy.PING && pingIntervalNanos == 0) {
+            if (pings() && pingIntervalNanos == 0) {
                 throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
             }
-            if (policy == Policy.PING && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
+            if (pings() && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
                 throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
                         + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
                         + "such as Probes.http2()");
             }
-            if (policy != Policy.PING && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
-                throw new IllegalStateException("policy " + policy + " needs a timeout: set readerIdle, writerIdle "
-                        + "or allIdle to a positive duration");
+            if (!pings() && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
+                throw new IllegalStateException("policy " + policy.kind() + " needs a timeout: set readerIdle, "
+                        + "writerIdle or allIdle to a positive duration");
             }
             return new HeartbeatConfig(this);
         }
 
-        private Builder copyAs(Policy newPolicy) {
+        private Builder copyAs(HandlerPolicy newPolicy) {
             Builder b = new Builder(newPolicy);
             b.readerIdleNanos = readerIdleNanos;
             b.writerIdleNanos = writerIdleNanos;
@@ -429,16 +422,21 @@ public final class HeartbeatConfig {
             return b;
         }
 
+        /** Whether this builds a ping configuration (the settings of the two families exclude each other). */
+        private boolean pings() {
+            return policy instanceof PingPolicy;
+        }
+
         private void requireIdlePolicy(String setting) {
-            if (policy == Policy.PING) {
+            if (pings()) {
                 throw new IllegalStateException(setting + " does not apply to the ping policy; use interval() "
                         + "and whenWriterIdle()");
             }
         }
 
         private void requirePingPolicy(String setting) {
-            if (policy != Policy.PING) {
-                throw new IllegalStateException(setting + " applies only to the ping policy, not to " + policy);
+            if (!pings()) {
+                throw new IllegalStateException(setting + " applies only to the ping policy, not to " + policy.kind());
             }
         }
 
