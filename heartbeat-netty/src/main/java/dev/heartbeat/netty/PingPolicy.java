@@ -21,6 +21,11 @@ import io.netty.util.concurrent.Future;
  * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
  * than the interval.
  *
+ * <p>Metrics: each ping written counts once at most, as acked when the worker finds it settled, or
+ * as missed when its timeout passes (then it is not acked later, even if the close it led to is
+ * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
+ * wrote it counts as neither, as it was never sent.
+ *
  * <p>Stateless. Per channel: the handler's stamps and judgement word, and its {@link PingState}.
  */
 final class PingPolicy extends HandlerPolicy {
@@ -38,6 +43,11 @@ final class PingPolicy extends HandlerPolicy {
     // Judgement flags (worker only).
     /** A ping was decided and its answer is awaited. */
     private static final int AWAITING_ANSWER = 1;
+    /**
+     * The pending ping is counted as missed already (its close was decided, and is still awaited or
+     * was vetoed): it counts as neither acked nor missed again. Cleared when a ping is decided.
+     */
+    private static final int OUTCOME_COUNTED = 1 << 1;
 
     private PingPolicy() {
     }
@@ -99,6 +109,9 @@ final class PingPolicy extends HandlerPolicy {
             if (answered(cfg, ping, busy, read, ping.decidedAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
+                if (ping.onWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
+                    bound.monitor.pingAcked(bound, rttNanos(ping));
+                }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
                 ping.answered();
             } else if (!ping.onWire()) {
@@ -120,6 +133,10 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 if (now - answerDue < 0) {
                     return verdict(h, earliest(answerDue, now + poll), 0);
+                }
+                if ((h.judgement() & OUTCOME_COUNTED) == 0) {
+                    bound.monitor.pingMissed(bound);
+                    h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
                 if (ping.countMiss() >= cfg.maxMissedPings) {
                     // The close is on its way; look again if it is vetoed.
@@ -144,6 +161,7 @@ final class PingPolicy extends HandlerPolicy {
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
     private static int decide(HeartbeatHandler h, PingState ping, int kind, long now, long poll) {
+        h.judgement(h.judgement() & ~OUTCOME_COUNTED);
         ping.decided(now);
         return verdict(h, now + poll, kind);
     }
@@ -158,6 +176,14 @@ final class PingPolicy extends HandlerPolicy {
             return busy || read - sentAt >= 0;
         }
         return ping instanceof ProbeState p && p.answeredSince(sentAt);
+    }
+
+    /**
+     * Worker: the round-trip time of the pending ping, which {@link #answered} found settled: from its
+     * write to its matched answer if the probe matched one, else -1 (an any-inbound answer).
+     */
+    private static long rttNanos(PingState ping) {
+        return ping instanceof ProbeState p && p.answeredSince(ping.decidedAt()) ? p.answeredAt() - ping.written() : -1;
     }
 
     /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */

@@ -97,6 +97,11 @@ final class ProbeState extends PingState {
         return false;
     }
 
+    /** Worker or event loop: ticker time of the latest answer to the latest ping; see {@link #answeredSince}. */
+    long answeredAt() {
+        return (long) ANSWERED_AT.getOpaque(this);
+    }
+
     /** Worker or event loop: whether the latest ping was answered at or after {@code time}. */
     boolean answeredSince(long time) {
         return (boolean) EVER_ANSWERED.getOpaque(this) && (long) ANSWERED_AT.getOpaque(this) - time >= 0;
