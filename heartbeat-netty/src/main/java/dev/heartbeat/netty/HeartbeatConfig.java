@@ -34,7 +34,7 @@ import dev.heartbeat.core.TimingWheel;
  *     for the interval; any inbound read answers it; after {@code maxMissedPings} pings without an
  *     answer, each waited for {@code timeout}, closes the channel</td></tr>
  * <tr><td>{@link #ping(Probe)}</td><td>as above, plus {@code ackMode} (default
- *     {@link AckMode#ANY_INBOUND})</td>
+ *     {@link AckMode#ANY_INBOUND}) and, with a matched ack mode, {@code adaptiveTimeout}</td>
  *     <td>pings with a protocol {@link Probe} (HTTP/2 PING, WebSocket Ping, MQTT PINGREQ, ...): its
  *     answers are recognised, kept from the application and give the channel's round-trip time
  *     ({@code HeartbeatMonitor.rttOf}); with a matched {@link AckMode} only the answer settles a
@@ -92,6 +92,9 @@ public final class HeartbeatConfig {
     /** How pings are made and their answers recognised: {@code Probes.of(factory)} for {@link #ping(PingFactory)}. */
     final Probe probe;
     final AckMode ackMode;
+    /** The adaptive answer timeout's bounds (see {@link Builder#adaptiveTimeout}); both 0 when it is off. */
+    final long adaptiveMinNanos;
+    final long adaptiveMaxNanos;
     /** Whether the handler must look at inbound messages for answers (the probe matches them). */
     final boolean matchesAnswers;
     /** The shortest enabled timeout: how soon after activity the first check is due. */
@@ -120,6 +123,8 @@ public final class HeartbeatConfig {
         this.pingWhenWriterIdle = b.pingWhenWriterIdle;
         this.probe = b.probe;
         this.ackMode = b.ackMode;
+        this.adaptiveMinNanos = b.adaptiveMinNanos;
+        this.adaptiveMaxNanos = b.adaptiveMaxNanos;
         this.matchesAnswers = probe != null && probe.matching() != Probe.Matching.NONE;
         long shortest = Long.MAX_VALUE;
         for (long t : new long[] {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos}) {
@@ -129,6 +134,7 @@ public final class HeartbeatConfig {
         }
         this.shortestNanos = shortest;
         long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
+        finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
         this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
         this.tracksReads = policy.tracksReads(this);
         this.tracksWrites = policy.tracksWrites(this);
@@ -250,6 +256,19 @@ public final class HeartbeatConfig {
         return pingWhenWriterIdle;
     }
 
+    /**
+     * The adaptive answer timeout's lower bound, or zero when the answer timeout is fixed (see
+     * {@link Builder#adaptiveTimeout}).
+     */
+    public Duration adaptiveTimeoutMin() {
+        return Duration.ofNanos(adaptiveMinNanos);
+    }
+
+    /** The adaptive answer timeout's upper bound, or zero when the answer timeout is fixed. */
+    public Duration adaptiveTimeoutMax() {
+        return Duration.ofNanos(adaptiveMaxNanos);
+    }
+
     /** How a ping is settled; {@link AckMode#ANY_INBOUND} unless set (and for policies without pings). */
     public AckMode ackMode() {
         return ackMode;
@@ -284,6 +303,8 @@ public final class HeartbeatConfig {
         private boolean pingWhenWriterIdle;
         private Probe probe;
         private AckMode ackMode = AckMode.ANY_INBOUND;
+        private long adaptiveMinNanos;
+        private long adaptiveMaxNanos;
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -338,7 +359,10 @@ public final class HeartbeatConfig {
             return this;
         }
 
-        /** How long each ping waits for an answer (any inbound read). Defaults to the interval. */
+        /**
+         * How long each ping waits for its answer (what answers it is the {@link #ackMode}'s). Defaults to
+         * the interval. With {@link #adaptiveTimeout}, the wait until the channel has a round-trip sample.
+         */
         public Builder timeout(Duration timeout) {
             requirePingPolicy("timeout");
             pingTimeoutNanos = timeoutNanos("timeout", timeout, false);
@@ -391,6 +415,32 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * Adapts each ping's answer timeout to the channel's round trip, as TCP's retransmission timer
+         * does (RFC 6298): once a matched answer gave the channel an RTT sample, a ping waits
+         * {@code clamp(SRTT + 4 * RTTVAR, min, max)} for its answer; before that, the fixed
+         * {@link #timeout}. A peer that answers in 40 ms is then declared unresponsive after a few
+         * hundred milliseconds instead of a timeout sized for the slowest peer, and a peer on a slow
+         * link is not closed early. Needs a probe that recognises its answers and a matched
+         * {@link #ackMode} (checked by {@link #build()}): any-inbound answers give no round trip to adapt to.
+         *
+         * @param min the shortest answer timeout, at least 1 ms
+         * @param max the longest, at least {@code min} and at most {@link HeartbeatConfig#MAX_TIMEOUT}
+         * @throws IllegalArgumentException if a bound is out of range or {@code min > max}
+         */
+        public Builder adaptiveTimeout(Duration min, Duration max) {
+            requirePingPolicy("adaptiveTimeout");
+            long minNanos = timeoutNanos("adaptiveTimeout min", min, false);
+            long maxNanos = timeoutNanos("adaptiveTimeout max", max, false);
+            if (minNanos > maxNanos) {
+                throw new IllegalArgumentException("adaptiveTimeout min must not exceed max: min " + min + ", max "
+                        + max);
+            }
+            this.adaptiveMinNanos = minNanos;
+            this.adaptiveMaxNanos = maxNanos;
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
@@ -405,6 +455,11 @@ public final class HeartbeatConfig {
                 throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
                         + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
                         + "such as Probes.http2()");
+            }
+            if (adaptiveMaxNanos > 0 && (!ackMode.needsMatching() || probe.matching() == Probe.Matching.NONE)) {
+                throw new IllegalStateException("adaptiveTimeout needs a probe that recognises its answers and a "
+                        + "matched ackMode (MATCHED_ONLY or MATCHED_EXTENDS), to time the answers it adapts to; "
+                        + "this has probe " + probe + " and ackMode " + ackMode);
             }
             if (!pings() && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
                 throw new IllegalStateException("policy " + policy.kind() + " needs a timeout: set readerIdle, "

@@ -73,6 +73,10 @@ final class PingPolicy extends HandlerPolicy {
                 .append(", maxMissedPings=").append(cfg.maxMissedPings).append(", jitter=").append(cfg.jitter)
                 .append(cfg.pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
                 .append(", probe=").append(cfg.probe).append(", ackMode=").append(cfg.ackMode);
+        if (cfg.adaptiveMaxNanos > 0) {
+            s.append(", adaptiveTimeout=[").append(cfg.adaptiveTimeoutMin()).append(", ")
+                    .append(cfg.adaptiveTimeoutMax()).append(']');
+        }
     }
 
     /** A {@link PingState} ({@link ProbeState} if the probe matches answers); an existing one that serves is kept. */
@@ -100,11 +104,12 @@ final class PingPolicy extends HandlerPolicy {
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
         h.awaitAnswer(true); // the finer coalescing window, until the interval returns clear it
-        long poll = Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos);
         PingState ping = h.pingState();
-        if (ping == null) {
-            return verdict(h, now + poll, 0); // a reconfiguration away from ping is under way: its request decides
+        if (ping == null) { // a reconfiguration away from ping is under way: its request decides
+            return verdict(h, now + Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos), 0);
         }
+        long timeout = answerTimeoutNanos(cfg, ping);
+        long poll = Math.min(timeout, cfg.pingIntervalNanos);
         if ((h.judgement() & AWAITING_ANSWER) != 0) {
             if (answered(cfg, ping, busy, read, ping.decidedAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
@@ -122,13 +127,13 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
             } else {
-                long answerDue = ping.written() + cfg.pingTimeoutNanos;
+                long answerDue = ping.written() + timeout;
                 if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
                     if (busy) {
                         return verdict(h, now + poll, 0); // traffic pushes the answer's deadline out (Envoy)
                     }
                     if (read - ping.written() > 0) {
-                        answerDue = read + cfg.pingTimeoutNanos;
+                        answerDue = read + timeout;
                     }
                 }
                 if (now - answerDue < 0) {
@@ -176,6 +181,19 @@ final class PingPolicy extends HandlerPolicy {
             return busy || read - sentAt >= 0;
         }
         return ping instanceof ProbeState p && p.answeredSince(sentAt);
+    }
+
+    /**
+     * Worker: how long the written ping waits for its answer: the configured timeout, or with
+     * {@code adaptiveTimeout} and a round-trip sample, {@code clamp(SRTT + 4 * RTTVAR, min, max)}.
+     */
+    static long answerTimeoutNanos(HeartbeatConfig cfg, PingState ping) {
+        if (cfg.adaptiveMaxNanos == 0 || !(ping instanceof ProbeState p)) {
+            return cfg.pingTimeoutNanos;
+        }
+        long srtt = p.rtt.smoothedNanos();
+        return srtt == 0 ? cfg.pingTimeoutNanos
+                : RttEstimator.timeoutNanos(srtt, p.rtt.variationNanos(), cfg.adaptiveMinNanos, cfg.adaptiveMaxNanos);
     }
 
     /**

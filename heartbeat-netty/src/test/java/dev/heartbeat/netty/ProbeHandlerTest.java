@@ -273,4 +273,59 @@ class ProbeHandlerTest {
         advance(5_100);
         assertEquals(new ProbeStats("custom", 1, 0, 1, 0), monitor.stats().pings("custom"));
     }
+
+    /** A MATCHED_ONLY channel closed at its first unanswered ping, with an adaptive answer timeout in [100 ms, 2 s]. */
+    private EmbeddedChannel adaptive() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY)
+                .adaptiveTimeout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
+        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), new Application());
+        channels.add(ch);
+        monitor.runOnce();
+        return ch;
+    }
+
+    /** Answers the first ping after {@code rttMillis}; then the next ping is written, and waits {@code openMillis}. */
+    private void answerThenSilence(EmbeddedChannel ch, long rttMillis, long openMillis) {
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        advance(rttMillis);
+        ch.writeInbound(pong);
+        advance(10_000 + 3); // read silence: the next ping is written at the end of this
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(openMillis);
+        assertTrue(ch.isOpen(), "never before the adaptive deadline");
+    }
+
+    @Test
+    void anAdaptiveTimeoutWaitsTheConfiguredTimeoutBeforeTheFirstSample() {
+        EmbeddedChannel ch = adaptive();
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(4_999);
+        assertTrue(ch.isOpen(), "no round trip known yet: the 5 s timeout");
+        advance(4);
+        assertFalse(ch.isOpen());
+    }
+
+    @Test
+    void anAdaptiveTimeoutIsSrttPlusFourRttvar() {
+        EmbeddedChannel ch = adaptive();
+        answerThenSilence(ch, 40, 119); // one 40 ms sample: SRTT 40 ms, RTTVAR 20 ms, so 120 ms
+        advance(4);
+        assertFalse(ch.isOpen(), "closed 120 ms after the unanswered ping, not 5 s");
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
+    void anAdaptiveTimeoutIsClampedToItsBounds() {
+        EmbeddedChannel fast = adaptive();
+        answerThenSilence(fast, 1, 99); // 1 ms + 4 x 0.5 ms = 3 ms, raised to the 100 ms floor
+        advance(4);
+        assertFalse(fast.isOpen());
+        EmbeddedChannel slow = adaptive();
+        answerThenSilence(slow, 1_000, 1_999); // 1 s + 4 x 0.5 s = 3 s, lowered to the 2 s ceiling
+        advance(4);
+        assertFalse(slow.isOpen(), "the ceiling, not the 5 s timeout");
+    }
 }
