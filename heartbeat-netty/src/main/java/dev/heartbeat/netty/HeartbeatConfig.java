@@ -29,7 +29,7 @@ import dev.heartbeat.core.TimingWheel;
  *     {@code ReadTimeoutHandler} does</td></tr>
  * <tr><td>{@link #ping(PingFactory)}</td><td>{@code interval}, {@code timeout} (default: the
  *     interval), {@code maxMissedPings} (default 3), {@code jitter} (default 0),
- *     {@code whenWriterIdle} (client keep-alive)</td>
+ *     {@code whenWriterIdle} (client keep-alive), {@code closeWhenReaderIdle} (default off)</td>
  *     <td>writes a ping when the peer has been silent (or, for keep-alive, when we have not written)
  *     for the interval; any inbound read answers it; after {@code maxMissedPings} pings without an
  *     answer, each waited for {@code timeout}, closes the channel</td></tr>
@@ -92,6 +92,8 @@ public final class HeartbeatConfig {
     /** How pings are made and their answers recognised: {@code Probes.of(factory)} for {@link #ping(PingFactory)}. */
     final Probe probe;
     final AckMode ackMode;
+    /** The ping policy's reader-idle liveness close (see {@link Builder#closeWhenReaderIdle}); 0 when off. */
+    final long readerCloseNanos;
     /** The adaptive answer timeout's bounds (see {@link Builder#adaptiveTimeout}); both 0 when it is off. */
     final long adaptiveMinNanos;
     final long adaptiveMaxNanos;
@@ -123,11 +125,13 @@ public final class HeartbeatConfig {
         this.pingWhenWriterIdle = b.pingWhenWriterIdle;
         this.probe = b.probe;
         this.ackMode = b.ackMode;
+        this.readerCloseNanos = b.readerCloseNanos;
         this.adaptiveMinNanos = b.adaptiveMinNanos;
         this.adaptiveMaxNanos = b.adaptiveMaxNanos;
         this.matchesAnswers = probe != null && probe.matching() != Probe.Matching.NONE;
         long shortest = Long.MAX_VALUE;
-        for (long t : new long[] {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos}) {
+        long[] timeouts = {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos, readerCloseNanos};
+        for (long t : timeouts) {
             if (t > 0) {
                 shortest = Math.min(shortest, t);
             }
@@ -256,6 +260,11 @@ public final class HeartbeatConfig {
         return pingWhenWriterIdle;
     }
 
+    /** The ping policy's reader-idle close: no read for this long closes the channel; zero when off. */
+    public Duration closeWhenReaderIdle() {
+        return Duration.ofNanos(readerCloseNanos);
+    }
+
     /**
      * The adaptive answer timeout's lower bound, or zero when the answer timeout is fixed (see
      * {@link Builder#adaptiveTimeout}).
@@ -305,6 +314,7 @@ public final class HeartbeatConfig {
         private AckMode ackMode = AckMode.ANY_INBOUND;
         private long adaptiveMinNanos;
         private long adaptiveMaxNanos;
+        private long readerCloseNanos;
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -404,6 +414,24 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * A liveness check beside the pings: closes the channel (reason
+         * {@link CloseReason#READER_IDLE}, after its {@link HeartbeatCloseEvent}) when nothing was read
+         * for {@code timeout}, whatever the pings do. With {@link #whenWriterIdle()} this is gRPC's
+         * combination: keep-alive pings when we have not written (so NATs and proxies keep the
+         * connection) and a close when the peer has not sent anything (so a dead peer is found
+         * even while we keep writing to it). Off by default.
+         *
+         * @param timeout how long without a read closes; longer than the {@link #interval} unless
+         *     pings are driven by writer idleness (checked by {@link #build()}: else the channel
+         *     would close before its first ping)
+         */
+        public Builder closeWhenReaderIdle(Duration timeout) {
+            requirePingPolicy("closeWhenReaderIdle");
+            readerCloseNanos = timeoutNanos("closeWhenReaderIdle", timeout, false);
+            return this;
+        }
+
+        /**
          * What settles a ping: {@link AckMode#ANY_INBOUND} (any read; the default), or, for a probe that
          * recognises its answers, {@link AckMode#MATCHED_ONLY} (only the answer) or
          * {@link AckMode#MATCHED_EXTENDS} (only the answer; other reads push the ping's deadline out).
@@ -455,6 +483,12 @@ public final class HeartbeatConfig {
                 throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
                         + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
                         + "such as Probes.http2()");
+            }
+            if (readerCloseNanos > 0 && !pingWhenWriterIdle && readerCloseNanos <= pingIntervalNanos) {
+                throw new IllegalStateException("closeWhenReaderIdle (" + Duration.ofNanos(readerCloseNanos)
+                        + ") needs to be longer than the interval (" + Duration.ofNanos(pingIntervalNanos) + ") when "
+                        + "pings are driven by read silence, or the channel closes before its first ping: use "
+                        + "whenWriterIdle() or a longer closeWhenReaderIdle");
             }
             if (adaptiveMaxNanos > 0 && (!ackMode.needsMatching() || probe.matching() == Probe.Matching.NONE)) {
                 throw new IllegalStateException("adaptiveTimeout needs a probe that recognises its answers and a "

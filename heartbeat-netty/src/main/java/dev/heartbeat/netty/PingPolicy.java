@@ -21,6 +21,10 @@ import io.netty.util.concurrent.Future;
  * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
  * than the interval.
  *
+ * <p>With {@code closeWhenReaderIdle}, a liveness check runs beside the pings: the channel is closed
+ * ({@link CloseReason#READER_IDLE}) once nothing was read for that long, judged from the read stamp
+ * alone, so it needs no state of its own, and every re-arm is capped at its deadline.
+ *
  * <p>Metrics: each ping written counts once at most, as acked when the worker finds it settled, or
  * as missed when its timeout passes (then it is not acked later, even if the close it led to is
  * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
@@ -39,6 +43,8 @@ final class PingPolicy extends HandlerPolicy {
     static final int RESEND_PING = 1 << 1;
     /** Close: too many pings in a row went unanswered. */
     static final int PING_TIMEOUT = 1 << 2;
+    /** Close: nothing was read for {@code closeWhenReaderIdle}. */
+    static final int READER_IDLE_CLOSE = 1 << 3;
 
     // Judgement flags (worker only).
     /** A ping was decided and its answer is awaited. */
@@ -73,6 +79,9 @@ final class PingPolicy extends HandlerPolicy {
                 .append(", maxMissedPings=").append(cfg.maxMissedPings).append(", jitter=").append(cfg.jitter)
                 .append(cfg.pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
                 .append(", probe=").append(cfg.probe).append(", ackMode=").append(cfg.ackMode);
+        if (cfg.readerCloseNanos > 0) {
+            s.append(", closeWhenReaderIdle=").append(cfg.closeWhenReaderIdle());
+        }
         if (cfg.adaptiveMaxNanos > 0) {
             s.append(", adaptiveTimeout=[").append(cfg.adaptiveTimeoutMin()).append(", ")
                     .append(cfg.adaptiveTimeoutMax()).append(']');
@@ -108,6 +117,11 @@ final class PingPolicy extends HandlerPolicy {
         if (ping == null) { // a reconfiguration away from ping is under way: its request decides
             return verdict(h, now + Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos), 0);
         }
+        // The reader-idle close (closeWhenReaderIdle), when it is on: due a timeout after the last read.
+        long silentSince = busy ? now : read;
+        if (cfg.readerCloseNanos > 0 && now - silentSince >= cfg.readerCloseNanos) {
+            return verdict(h, now + cfg.readerCloseNanos, READER_IDLE_CLOSE); // look again if it is vetoed
+        }
         long timeout = answerTimeoutNanos(cfg, ping);
         long poll = Math.min(timeout, cfg.pingIntervalNanos);
         if ((h.judgement() & AWAITING_ANSWER) != 0) {
@@ -123,21 +137,21 @@ final class PingPolicy extends HandlerPolicy {
                 // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
                 long giveUp = ping.decidedAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
-                    return verdict(h, earliest(giveUp, now + poll), 0);
+                    return verdict(h, cfg, silentSince, earliest(giveUp, now + poll), 0);
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
             } else {
                 long answerDue = ping.written() + timeout;
                 if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
-                    if (busy) {
-                        return verdict(h, now + poll, 0); // traffic pushes the answer's deadline out (Envoy)
+                    if (busy) { // traffic pushes the answer's deadline out (Envoy)
+                        return verdict(h, cfg, silentSince, now + poll, 0);
                     }
                     if (read - ping.written() > 0) {
                         answerDue = read + timeout;
                     }
                 }
                 if (now - answerDue < 0) {
-                    return verdict(h, earliest(answerDue, now + poll), 0);
+                    return verdict(h, cfg, silentSince, earliest(answerDue, now + poll), 0);
                 }
                 if ((h.judgement() & OUTCOME_COUNTED) == 0) {
                     bound.monitor.pingMissed(bound);
@@ -145,30 +159,41 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 if (ping.countMiss() >= cfg.maxMissedPings) {
                     // The close is on its way; look again if it is vetoed.
-                    return verdict(h, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
+                    return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
                 }
-                return decide(h, ping, RESEND_PING, now, poll);
+                return decide(h, cfg, silentSince, ping, RESEND_PING, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
         if (busy && !cfg.pingWhenWriterIdle) {
             h.awaitAnswer(false);
-            return verdict(h, now + cfg.pingIntervalNanos, 0);
+            return verdict(h, cfg, silentSince, now + cfg.pingIntervalNanos, 0);
         }
         long due = base + cfg.pingIntervalNanos + jitterNanos(h, cfg);
         if (now - due < 0) {
             h.awaitAnswer(false);
-            return verdict(h, due, 0);
+            return verdict(h, cfg, silentSince, due, 0);
         }
         h.judgement(h.judgement() | AWAITING_ANSWER);
-        return decide(h, ping, SEND_PING, now, poll);
+        return decide(h, cfg, silentSince, ping, SEND_PING, now, poll);
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
-    private static int decide(HeartbeatHandler h, PingState ping, int kind, long now, long poll) {
+    private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, PingState ping, int kind,
+            long now, long poll) {
         h.judgement(h.judgement() & ~OUTCOME_COUNTED);
         ping.decided(now);
-        return verdict(h, now + poll, kind);
+        return verdict(h, cfg, silentSince, now + poll, kind);
+    }
+
+    /**
+     * Worker: ends a judgement of {@code cfg}: the entry is checked again at {@code next}, or when the
+     * reader-idle close comes due ({@code closeWhenReaderIdle} after {@code silentSince}) if that is on
+     * and earlier.
+     */
+    private static int verdict(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long next, int bits) {
+        return HandlerPolicy.verdict(h,
+                cfg.readerCloseNanos > 0 ? earliest(next, silentSince + cfg.readerCloseNanos) : next, bits);
     }
 
     /**
@@ -222,6 +247,13 @@ final class PingPolicy extends HandlerPolicy {
         PingState state = h.pingState(); // present: this thread made it before it published cfg
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
+        if ((bits & READER_IDLE_CLOSE) != 0) {
+            if (!busy && now - read >= cfg.readerCloseNanos
+                    && h.announceClose(ctx, CloseReason.READER_IDLE, now - read)) {
+                h.closeOnce(ctx);
+            }
+            return; // else read since the verdict: the worker sees it and waits
+        }
         boolean answeredSinceWritten = answered(cfg, state, busy, read, state.written());
         if ((bits & PING_TIMEOUT) != 0) {
             if (answeredSinceWritten) {
