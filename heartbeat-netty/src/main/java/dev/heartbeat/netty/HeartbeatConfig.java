@@ -29,12 +29,12 @@ import dev.heartbeat.core.TimingWheel;
  *     {@code ReadTimeoutHandler} does</td></tr>
  * <tr><td>{@link #ping(PingFactory)}</td><td>{@code interval}, {@code timeout} (default: the
  *     interval), {@code maxMissedPings} (default 3), {@code jitter} (default 0),
- *     {@code whenWriterIdle} (client keep-alive)</td>
+ *     {@code whenWriterIdle} (client keep-alive), {@code closeWhenReaderIdle} (default off)</td>
  *     <td>writes a ping when the peer has been silent (or, for keep-alive, when we have not written)
  *     for the interval; any inbound read answers it; after {@code maxMissedPings} pings without an
  *     answer, each waited for {@code timeout}, closes the channel</td></tr>
  * <tr><td>{@link #ping(Probe)}</td><td>as above, plus {@code ackMode} (default
- *     {@link AckMode#ANY_INBOUND})</td>
+ *     {@link AckMode#ANY_INBOUND}) and, with a matched ack mode, {@code adaptiveTimeout}</td>
  *     <td>pings with a protocol {@link Probe} (HTTP/2 PING, WebSocket Ping, MQTT PINGREQ, ...): its
  *     answers are recognised, kept from the application and give the channel's round-trip time
  *     ({@code HeartbeatMonitor.rttOf}); with a matched {@link AckMode} only the answer settles a
@@ -69,8 +69,8 @@ public final class HeartbeatConfig {
     /** The shortest positive timeout: finer deadlines are below the wheel's resolution. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
     /**
-     * The most unanswered pings that can be allowed: the handler counts them in the upper 16 bits of
-     * its judgement word, so any bound below 2^16 fits; 10,000 is far beyond any sane setting.
+     * The most unanswered pings that can be allowed: a channel's ping state counts them in a short,
+     * so any bound below 2^15 fits; 10,000 is far beyond any sane setting.
      */
     public static final int MAX_MISSED_PINGS = 10_000;
     /** A configuration's natural coalescing window is its shortest timeout / 2^this, rounded down to a power of two. */
@@ -78,7 +78,8 @@ public final class HeartbeatConfig {
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(TimingWheel.MAX_DELAY_NANOS);
 
-    final Policy policy;
+    /** What the handler decides and does under this configuration: one stateless instance per policy. */
+    final HandlerPolicy policy;
     final long readerIdleNanos;
     final long writerIdleNanos;
     final long allIdleNanos;
@@ -91,6 +92,11 @@ public final class HeartbeatConfig {
     /** How pings are made and their answers recognised: {@code Probes.of(factory)} for {@link #ping(PingFactory)}. */
     final Probe probe;
     final AckMode ackMode;
+    /** The ping policy's reader-idle liveness close (see {@link Builder#closeWhenReaderIdle}); 0 when off. */
+    final long readerCloseNanos;
+    /** The adaptive answer timeout's bounds (see {@link Builder#adaptiveTimeout}); both 0 when it is off. */
+    final long adaptiveMinNanos;
+    final long adaptiveMaxNanos;
     /** Whether the handler must look at inbound messages for answers (the probe matches them). */
     final boolean matchesAnswers;
     /** The shortest enabled timeout: how soon after activity the first check is due. */
@@ -119,18 +125,23 @@ public final class HeartbeatConfig {
         this.pingWhenWriterIdle = b.pingWhenWriterIdle;
         this.probe = b.probe;
         this.ackMode = b.ackMode;
+        this.readerCloseNanos = b.readerCloseNanos;
+        this.adaptiveMinNanos = b.adaptiveMinNanos;
+        this.adaptiveMaxNanos = b.adaptiveMaxNanos;
         this.matchesAnswers = probe != null && probe.matching() != Probe.Matching.NONE;
         long shortest = Long.MAX_VALUE;
-        for (long t : new long[] {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos}) {
+        long[] timeouts = {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos, readerCloseNanos};
+        for (long t : timeouts) {
             if (t > 0) {
                 shortest = Math.min(shortest, t);
             }
         }
         this.shortestNanos = shortest;
         long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
+        finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
         this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
-        this.tracksReads = readerIdleNanos > 0 || allIdleNanos > 0 || policy == Policy.PING;
-        this.tracksWrites = writerIdleNanos > 0 || allIdleNanos > 0 || (policy == Policy.PING && pingWhenWriterIdle);
+        this.tracksReads = policy.tracksReads(this);
+        this.tracksWrites = policy.tracksWrites(this);
     }
 
     /**
@@ -138,12 +149,12 @@ public final class HeartbeatConfig {
      * {@code IdleStateHandler}'s semantics. Set at least one of the three timeouts.
      */
     public static Builder events() {
-        return new Builder(Policy.EVENT);
+        return new Builder(EventPolicy.INSTANCE);
     }
 
     /** Close idle channels. Set at least one of the three timeouts. */
     public static Builder closeWhenIdle() {
-        return new Builder(Policy.CLOSE);
+        return new Builder(ClosePolicy.QUIETLY);
     }
 
     /**
@@ -152,7 +163,7 @@ public final class HeartbeatConfig {
      * @param factory makes each ping message; called on the channel's event loop
      */
     public static Builder ping(PingFactory factory) {
-        Builder b = new Builder(Policy.PING);
+        Builder b = new Builder(PingPolicy.INSTANCE);
         b.probe = Probes.of(Objects.requireNonNull(factory, "ping factory"));
         return b;
     }
@@ -167,7 +178,7 @@ public final class HeartbeatConfig {
      * @param probe makes pings and recognises answers, e.g. {@link Probes#http2()}
      */
     public static Builder ping(Probe probe) {
-        Builder b = new Builder(Policy.PING);
+        Builder b = new Builder(PingPolicy.INSTANCE);
         b.probe = Objects.requireNonNull(probe, "probe");
         return b;
     }
@@ -201,7 +212,7 @@ public final class HeartbeatConfig {
 
     /** The policy. */
     public Policy policy() {
-        return policy;
+        return policy.kind();
     }
 
     /** Reader idle timeout; zero when disabled. */
@@ -249,6 +260,24 @@ public final class HeartbeatConfig {
         return pingWhenWriterIdle;
     }
 
+    /** The ping policy's reader-idle close: no read for this long closes the channel; zero when off. */
+    public Duration closeWhenReaderIdle() {
+        return Duration.ofNanos(readerCloseNanos);
+    }
+
+    /**
+     * The adaptive answer timeout's lower bound, or zero when the answer timeout is fixed (see
+     * {@link Builder#adaptiveTimeout}).
+     */
+    public Duration adaptiveTimeoutMin() {
+        return Duration.ofNanos(adaptiveMinNanos);
+    }
+
+    /** The adaptive answer timeout's upper bound, or zero when the answer timeout is fixed. */
+    public Duration adaptiveTimeoutMax() {
+        return Duration.ofNanos(adaptiveMaxNanos);
+    }
+
     /** How a ping is settled; {@link AckMode#ANY_INBOUND} unless set (and for policies without pings). */
     public AckMode ackMode() {
         return ackMode;
@@ -261,16 +290,8 @@ public final class HeartbeatConfig {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy);
-        if (policy == Policy.PING) {
-            s.append(", interval=").append(pingInterval()).append(", timeout=").append(pingTimeout())
-                    .append(", maxMissedPings=").append(maxMissedPings).append(", jitter=").append(jitter)
-                    .append(pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
-                    .append(", probe=").append(probe).append(", ackMode=").append(ackMode);
-        } else {
-            s.append(", readerIdle=").append(readerIdle()).append(", writerIdle=").append(writerIdle())
-                    .append(", allIdle=").append(allIdle()).append(", observeOutput=").append(observeOutput);
-        }
+        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy.kind());
+        policy.describe(this, s);
         return s.append(']').toString();
     }
 
@@ -279,7 +300,7 @@ public final class HeartbeatConfig {
      * apply to the chosen policy is refused with {@link IllegalStateException}.
      */
     public static final class Builder {
-        private final Policy policy;
+        private final HandlerPolicy policy;
         private long readerIdleNanos;
         private long writerIdleNanos;
         private long allIdleNanos;
@@ -291,10 +312,13 @@ public final class HeartbeatConfig {
         private boolean pingWhenWriterIdle;
         private Probe probe;
         private AckMode ackMode = AckMode.ANY_INBOUND;
+        private long adaptiveMinNanos;
+        private long adaptiveMaxNanos;
+        private long readerCloseNanos;
 
-        private Builder(Policy policy) {
+        private Builder(HandlerPolicy policy) {
             this.policy = policy;
-            this.maxMissedPings = policy == Policy.PING ? 3 : 0;
+            this.maxMissedPings = pings() ? 3 : 0;
         }
 
         /** Reader idle timeout: no read for this long. {@code Duration.ZERO} disables it. */
@@ -331,11 +355,11 @@ public final class HeartbeatConfig {
 
         /** Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. */
         public Builder withTimeoutExceptions() {
-            if (policy != Policy.CLOSE && policy != Policy.CLOSE_WITH_EXCEPTION) {
+            if (!(policy instanceof ClosePolicy)) {
                 throw new IllegalStateException("withTimeoutExceptions applies only to closeWhenIdle(), not to policy "
-                        + policy);
+                        + policy.kind());
             }
-            return copyAs(Policy.CLOSE_WITH_EXCEPTION);
+            return copyAs(ClosePolicy.WITH_EXCEPTION);
         }
 
         /** Ping after this long without the trigger's activity. Required for the ping policy. */
@@ -345,7 +369,10 @@ public final class HeartbeatConfig {
             return this;
         }
 
-        /** How long each ping waits for an answer (any inbound read). Defaults to the interval. */
+        /**
+         * How long each ping waits for its answer (what answers it is the {@link #ackMode}'s). Defaults to
+         * the interval. With {@link #adaptiveTimeout}, the wait until the channel has a round-trip sample.
+         */
         public Builder timeout(Duration timeout) {
             requirePingPolicy("timeout");
             pingTimeoutNanos = timeoutNanos("timeout", timeout, false);
@@ -387,6 +414,24 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * A liveness check beside the pings: closes the channel (reason
+         * {@link CloseReason#READER_IDLE}, after its {@link HeartbeatCloseEvent}) when nothing was read
+         * for {@code timeout}, whatever the pings do. With {@link #whenWriterIdle()} this is gRPC's
+         * combination: keep-alive pings when we have not written (so NATs and proxies keep the
+         * connection) and a close when the peer has not sent anything (so a dead peer is found
+         * even while we keep writing to it). Off by default.
+         *
+         * @param timeout how long without a read closes; longer than the {@link #interval} unless
+         *     pings are driven by writer idleness (checked by {@link #build()}: else the channel
+         *     would close before its first ping)
+         */
+        public Builder closeWhenReaderIdle(Duration timeout) {
+            requirePingPolicy("closeWhenReaderIdle");
+            readerCloseNanos = timeoutNanos("closeWhenReaderIdle", timeout, false);
+            return this;
+        }
+
+        /**
          * What settles a ping: {@link AckMode#ANY_INBOUND} (any read; the default), or, for a probe that
          * recognises its answers, {@link AckMode#MATCHED_ONLY} (only the answer) or
          * {@link AckMode#MATCHED_EXTENDS} (only the answer; other reads push the ping's deadline out).
@@ -398,6 +443,32 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * Adapts each ping's answer timeout to the channel's round trip, as TCP's retransmission timer
+         * does (RFC 6298): once a matched answer gave the channel an RTT sample, a ping waits
+         * {@code clamp(SRTT + 4 * RTTVAR, min, max)} for its answer; before that, the fixed
+         * {@link #timeout}. A peer that answers in 40 ms is then declared unresponsive after a few
+         * hundred milliseconds instead of a timeout sized for the slowest peer, and a peer on a slow
+         * link is not closed early. Needs a probe that recognises its answers and a matched
+         * {@link #ackMode} (checked by {@link #build()}): any-inbound answers give no round trip to adapt to.
+         *
+         * @param min the shortest answer timeout, at least 1 ms
+         * @param max the longest, at least {@code min} and at most {@link HeartbeatConfig#MAX_TIMEOUT}
+         * @throws IllegalArgumentException if a bound is out of range or {@code min > max}
+         */
+        public Builder adaptiveTimeout(Duration min, Duration max) {
+            requirePingPolicy("adaptiveTimeout");
+            long minNanos = timeoutNanos("adaptiveTimeout min", min, false);
+            long maxNanos = timeoutNanos("adaptiveTimeout max", max, false);
+            if (minNanos > maxNanos) {
+                throw new IllegalArgumentException("adaptiveTimeout min must not exceed max: min " + min + ", max "
+                        + max);
+            }
+            this.adaptiveMinNanos = minNanos;
+            this.adaptiveMaxNanos = maxNanos;
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
@@ -405,22 +476,33 @@ public final class HeartbeatConfig {
          *     remove its handler)
          */
         public HeartbeatConfig build() {
-            if (policy == Policy.PING && pingIntervalNanos == 0) {
+            if (pings() && pingIntervalNanos == 0) {
                 throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
             }
-            if (policy == Policy.PING && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
+            if (pings() && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
                 throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
                         + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
                         + "such as Probes.http2()");
             }
-            if (policy != Policy.PING && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
-                throw new IllegalStateException("policy " + policy + " needs a timeout: set readerIdle, writerIdle "
-                        + "or allIdle to a positive duration");
+            if (readerCloseNanos > 0 && !pingWhenWriterIdle && readerCloseNanos <= pingIntervalNanos) {
+                throw new IllegalStateException("closeWhenReaderIdle (" + Duration.ofNanos(readerCloseNanos)
+                        + ") needs to be longer than the interval (" + Duration.ofNanos(pingIntervalNanos) + ") when "
+                        + "pings are driven by read silence, or the channel closes before its first ping: use "
+                        + "whenWriterIdle() or a longer closeWhenReaderIdle");
+            }
+            if (adaptiveMaxNanos > 0 && (!ackMode.needsMatching() || probe.matching() == Probe.Matching.NONE)) {
+                throw new IllegalStateException("adaptiveTimeout needs a probe that recognises its answers and a "
+                        + "matched ackMode (MATCHED_ONLY or MATCHED_EXTENDS), to time the answers it adapts to; "
+                        + "this has probe " + probe + " and ackMode " + ackMode);
+            }
+            if (!pings() && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
+                throw new IllegalStateException("policy " + policy.kind() + " needs a timeout: set readerIdle, "
+                        + "writerIdle or allIdle to a positive duration");
             }
             return new HeartbeatConfig(this);
         }
 
-        private Builder copyAs(Policy newPolicy) {
+        private Builder copyAs(HandlerPolicy newPolicy) {
             Builder b = new Builder(newPolicy);
             b.readerIdleNanos = readerIdleNanos;
             b.writerIdleNanos = writerIdleNanos;
@@ -429,16 +511,21 @@ public final class HeartbeatConfig {
             return b;
         }
 
+        /** Whether this builds a ping configuration (the settings of the two families exclude each other). */
+        private boolean pings() {
+            return policy instanceof PingPolicy;
+        }
+
         private void requireIdlePolicy(String setting) {
-            if (policy == Policy.PING) {
+            if (pings()) {
                 throw new IllegalStateException(setting + " does not apply to the ping policy; use interval() "
                         + "and whenWriterIdle()");
             }
         }
 
         private void requirePingPolicy(String setting) {
-            if (policy != Policy.PING) {
-                throw new IllegalStateException(setting + " applies only to the ping policy, not to " + policy);
+            if (!pings()) {
+                throw new IllegalStateException(setting + " applies only to the ping policy, not to " + policy.kind());
             }
         }
 

@@ -109,9 +109,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
 
-    // Worker only: the actions the handler being judged decided (scratch for one expiry, so that a
-    // handler does not carry it), and the batch of each event loop it hands actions to.
-    int verdict;
+    /** Worker only: the batch of each event loop the worker hands actions to. */
     private final EventLoopBatches batches = new EventLoopBatches(this);
     /** Guarded by this: when a failure was last logged (rate limit: one WARN a second). */
     private long lastFailureLog;
@@ -607,15 +605,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
-            HeartbeatConfig cfg = handler.configToJudge();
-            if (cfg == null) {
+            BoundConfig bound = handler.configToJudge();
+            if (bound == null) {
                 // Being reconfigured right now. Its schedule or cancel request usually follows and
                 // decides; but if the event loop stalled after that request, and it came due already,
                 // none will: look again, until the switch is done.
                 worker.rearm(handler, now + worker.tickNanos());
                 return;
             }
-            if (!cfg.tracksAnything()) {
+            if (!bound.config.tracksAnything()) {
                 return; // to track nothing: its cancel request is on its way
             }
             long lateness = now - handler.deadline();
@@ -629,9 +627,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 worker.rearm(handler, now + lateness);
                 return;
             }
-            long next = handler.judge(cfg, now);
-            worker.rearm(handler, next);
-            int actions = verdict;
+            int actions = handler.judge(bound, now); // re-armed by the judgement
             if (actions != 0) {
                 dispatch(handler, actions);
             }

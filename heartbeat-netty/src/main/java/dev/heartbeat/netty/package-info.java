@@ -14,15 +14,30 @@
  *     no allocation, no queue), requests the channel's wheel entry when the handler starts, is
  *     reconfigured or stops, and carries out the actions the worker hands it, checking each again
  *     from the current stamps before it acts.</li>
- * <li><b>The monitor's worker</b> owns the wheel. When a channel's entry comes due it judges
- *     idleness from the stamps (opaque loads), moves the same entry to its next check (the lazy
- *     re-arm: activity never sends a message), and decides actions, tagged with the configuration
- *     serial they were judged under. Its cycles run on its own thread by default, or on an event
- *     loop that hosts them ({@link dev.heartbeat.netty.HeartbeatMonitor.Builder#hostedBy}), the
- *     worker's thread then only watching that the loop runs them; either way one thread at a time
- *     owns the wheel.</li>
+ * <li><b>The monitor's worker</b> owns the wheel. When a channel's entry comes due the
+ *     configuration's policy judges idleness from the stamps (opaque loads), moves the same entry to
+ *     its next check (the lazy re-arm: activity never sends a message), and returns the actions,
+ *     which the worker tags with the configuration serial they were judged under. Its cycles run on
+ *     its own thread by default, or on an event loop that hosts them
+ *     ({@link dev.heartbeat.netty.HeartbeatMonitor.Builder#hostedBy}), the worker's thread then only
+ *     watching that the loop runs them; either way one thread at a time owns the wheel.</li>
  * <li><b>Any thread</b> may call {@code reconfigure}, {@code resetReadTimeout} and
  *     {@code resetWriteTimeout}; they run on the handler's executor.</li>
+ * </ul>
+ *
+ * <h2>Who holds what</h2>
+ * <ul>
+ * <li>{@code HeartbeatHandler}: the channel's one object and wheel entry: its fields, lifecycle, hot
+ *     path and hand-off. It never asks which policy it runs.</li>
+ * <li>{@code HandlerPolicy}, one stateless subclass per policy ({@code EventPolicy} and
+ *     {@code ClosePolicy} on {@code IdlePolicy}'s judging, {@code PingPolicy}), held by the
+ *     configuration: {@code judge} on the worker returns the action bits and re-arms the entry,
+ *     {@code perform} on the event loop carries them out. Both reach the handler's state through
+ *     its named accessors ({@code lastReadOpaque()}, {@code nextCheck(kind)}, ...), which say the
+ *     thread and the access mode once. Adding a policy is adding a subclass.</li>
+ * <li>Side objects, made only for the configurations that need them: {@code OutputObserver}
+ *     (observeOutput), {@code PingState} and {@code ProbeState} (pings, and pings whose answers a
+ *     probe recognises, with the channel's {@code RttEstimator}).</li>
  * </ul>
  *
  * <h2>Hand-offs, and the orderings that make them safe</h2>

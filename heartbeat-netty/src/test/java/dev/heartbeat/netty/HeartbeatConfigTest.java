@@ -71,6 +71,32 @@ class HeartbeatConfigTest {
     }
 
     @Test
+    void refusesAnAdaptiveTimeoutWithoutMatchedAnswersNamingTheSettings() {
+        Duration min = Duration.ofMillis(100);
+        Duration max = Duration.ofSeconds(2);
+        fails(IllegalStateException.class, "adaptiveTimeout needs a probe that recognises its answers and a matched "
+                + "ackMode (MATCHED_ONLY or MATCHED_EXTENDS), to time the answers it adapts to; this has probe "
+                + Probes.http2() + " and ackMode ANY_INBOUND",
+                () -> HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10)).adaptiveTimeout(min, max)
+                        .build());
+        assertThrows(IllegalStateException.class, () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(10))
+                .adaptiveTimeout(min, max).build(), "a factory's answers are not recognised");
+        fails(IllegalArgumentException.class, "adaptiveTimeout min must not exceed max: min PT2S, max PT0.1S",
+                () -> HeartbeatConfig.ping(Probes.http2()).adaptiveTimeout(max, min));
+        fails(IllegalArgumentException.class, "adaptiveTimeout min must be at least 1ms: PT0.0005S",
+                () -> HeartbeatConfig.ping(Probes.http2()).adaptiveTimeout(Duration.ofNanos(500_000), max));
+        fails(IllegalStateException.class, "adaptiveTimeout applies only to the ping policy, not to EVENT",
+                () -> HeartbeatConfig.events().adaptiveTimeout(min, max));
+        HeartbeatConfig cfg = HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
+                .ackMode(AckMode.MATCHED_EXTENDS).adaptiveTimeout(min, max).build();
+        assertEquals(min, cfg.adaptiveTimeoutMin());
+        assertEquals(max, cfg.adaptiveTimeoutMax());
+        assertTrue(cfg.toString().contains("adaptiveTimeout=[PT0.1S, PT2S]"), cfg.toString());
+        assertTrue(cfg.coalescingNanos <= min.toNanos() >> HeartbeatConfig.COALESCING_SHIFT,
+                "the window follows the shortest answer timeout");
+    }
+
+    @Test
     void refusesSettingsThatDoNotApplyToThePolicy() {
         fails(IllegalStateException.class, "interval applies only to the ping policy, not to EVENT",
                 () -> HeartbeatConfig.events().interval(Duration.ofSeconds(1)));

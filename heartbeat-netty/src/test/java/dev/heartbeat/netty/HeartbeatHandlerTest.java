@@ -31,6 +31,7 @@ import dev.heartbeat.core.ManualTicker;
 import dev.heartbeat.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -38,6 +39,14 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
+import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.string.StringEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
@@ -46,6 +55,8 @@ import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every policy and lifecycle case on {@link EmbeddedChannel}, in virtual time. */
 @ExtendWith(LeakDetection.class)
@@ -748,6 +759,73 @@ class HeartbeatHandlerTest {
             }
         }
     }
+
+    /**
+     * For each built-in probe: a channel pinged every 10 ms whose peer answers each ping 1 ms later
+     * with the matching answer, which Heartbeat recognises, times (an RTT sample) and consumes.
+     * Measured: the worker's cycles and the reads of the answers; Heartbeat allocates nothing there.
+     * Not measured: the event loop writing the pings (the probe's ping message, Netty's promise, the
+     * write's listener) and making the answers, which are the codec's own frames (made before the
+     * measured read, as a decoder would have).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"http2", "websocket", "mqtt", "custom"})
+    void steadyStateMatchedAcksAllocateNothing(String name) {
+        Probe probe = name.equals("http2") ? Probes.http2() : name.equals("websocket") ? Probes.webSocket()
+                : name.equals("mqtt") ? Probes.mqttClient() : Probes.custom(c -> "PING", "PONG"::equals);
+        HeartbeatConfig cfg = HeartbeatConfig.ping(probe).interval(Duration.ofMillis(10)).timeout(Duration.ofMillis(5))
+                .ackMode(AckMode.MATCHED_ONLY).adaptiveTimeout(Duration.ofMillis(2), Duration.ofMillis(5)).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg), new Sink());
+        monitor.runOnce();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        for (int round = 0; round < 2; round++) {
+            long consumed = monitor.answersConsumed();
+            long allocated = 0;
+            for (int ping = 0; ping < 500; ping++) {
+                Object written;
+                do {
+                    ticker.advance(1, TimeUnit.MILLISECONDS);
+                    long before = threads.getThreadAllocatedBytes(tid);
+                    monitor.runOnce();
+                    allocated += threads.getThreadAllocatedBytes(tid) - before;
+                    ch.runPendingTasks(); // writes the ping
+                    written = ch.readOutbound();
+                } while (written == null);
+                Object answer = answerTo(name, written);
+                ReferenceCountUtil.release(written);
+                ticker.advance(1, TimeUnit.MILLISECONDS);
+                long before = threads.getThreadAllocatedBytes(tid);
+                ch.pipeline().fireChannelRead(answer).fireChannelReadComplete();
+                allocated += threads.getThreadAllocatedBytes(tid) - before;
+            }
+            assertEquals(500, monitor.answersConsumed() - consumed, "every answer recognised and consumed");
+            if (round == 1) { // the first round warms up
+                assertTrue(allocated < 1_024, name + ": " + allocated + " bytes allocated for 500 pings and answers");
+            }
+        }
+        assertTrue(ch.isOpen());
+        assertTrue(monitor.rttOf(ch).isPresent());
+    }
+
+    /** The answer a peer's codec would decode for {@code ping}, written by the probe of {@code name}. */
+    private static Object answerTo(String name, Object ping) {
+        switch (name) {
+            case "http2":
+                return new DefaultHttp2PingFrame(((Http2PingFrame) ping).content(), true);
+            case "websocket":
+                ByteBuf data = ((PingWebSocketFrame) ping).content();
+                return new PongWebSocketFrame(Unpooled.copyLong(data.getLong(data.readerIndex())));
+            case "mqtt":
+                return MQTT_PINGRESP;
+            default:
+                return "PONG";
+        }
+    }
+
+    private static final MqttMessage MQTT_PINGRESP =
+            new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGRESP, false, MqttQoS.AT_MOST_ONCE, false, 0));
 
     @Test
     void eventsAreNettysOwnConstants() {

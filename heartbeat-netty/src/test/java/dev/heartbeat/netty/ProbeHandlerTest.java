@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -222,5 +224,108 @@ class ProbeHandlerTest {
         advance(5_100);
         assertFalse(ch.isOpen(), "still watched: the unrecognised answer did not settle the ping");
         assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
+    void eachPingCountsOnceAsAckedWithItsRttOrAsMissed() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new HeartbeatMetrics(monitor).bindTo(registry);
+        EmbeddedChannel ch = channel(AckMode.MATCHED_ONLY, new Application());
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        advance(40);
+        ch.writeInbound(pong);
+        advance(5_000); // the worker looks again and finds it answered
+        assertEquals(new ProbeStats("custom", 1, 1, 0, 0), monitor.stats().pings("custom"));
+        Timer rtt = registry.get("heartbeat.ping.rtt").tag("probe", "custom").timer();
+        assertEquals(1, rtt.count());
+        assertEquals(40.0, rtt.totalTime(TimeUnit.MILLISECONDS), 1e-9, "from the write to the answer");
+        advance(10_000); // the next ping, unanswered: missed at its timeout, then a second one, missed: closed
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(5_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(5_000 + 3);
+        assertFalse(ch.isOpen());
+        assertEquals(new ProbeStats("custom", 3, 1, 2, 0), monitor.stats().pings("custom"));
+    }
+
+    /**
+     * A ping counted missed (its close decided) and then answered before the event loop closed: the
+     * close is called off, and the ping is not counted again as acked when the worker finds it answered.
+     */
+    @Test
+    void aPingCountedMissedIsNotAckedByALateAnswer() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY).build();
+        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), new Application());
+        channels.add(ch);
+        monitor.runOnce();
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        for (int ms = 0; ms < 5_003; ms++) { // the worker alone: it decides the close, the event loop lags
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            monitor.runOnce();
+        }
+        assertEquals(1, monitor.stats().pings("custom").missed());
+        ch.writeInbound(pong); // the answer comes before the event loop runs the close: called off
+        ch.runPendingTasks();
+        assertTrue(ch.isOpen());
+        advance(5_100);
+        assertEquals(new ProbeStats("custom", 1, 0, 1, 0), monitor.stats().pings("custom"));
+    }
+
+    /** A MATCHED_ONLY channel closed at its first unanswered ping, with an adaptive answer timeout in [100 ms, 2 s]. */
+    private EmbeddedChannel adaptive() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY)
+                .adaptiveTimeout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
+        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), new Application());
+        channels.add(ch);
+        monitor.runOnce();
+        return ch;
+    }
+
+    /** Answers the first ping after {@code rttMillis}; then the next ping is written, and waits {@code openMillis}. */
+    private void answerThenSilence(EmbeddedChannel ch, long rttMillis, long openMillis) {
+        advance(10_000 + 3);
+        String pong = answerTo(ch);
+        advance(rttMillis);
+        ch.writeInbound(pong);
+        advance(10_000 + 3); // read silence: the next ping is written at the end of this
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(openMillis);
+        assertTrue(ch.isOpen(), "never before the adaptive deadline");
+    }
+
+    @Test
+    void anAdaptiveTimeoutWaitsTheConfiguredTimeoutBeforeTheFirstSample() {
+        EmbeddedChannel ch = adaptive();
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        advance(4_999);
+        assertTrue(ch.isOpen(), "no round trip known yet: the 5 s timeout");
+        advance(4);
+        assertFalse(ch.isOpen());
+    }
+
+    @Test
+    void anAdaptiveTimeoutIsSrttPlusFourRttvar() {
+        EmbeddedChannel ch = adaptive();
+        answerThenSilence(ch, 40, 119); // one 40 ms sample: SRTT 40 ms, RTTVAR 20 ms, so 120 ms
+        advance(4);
+        assertFalse(ch.isOpen(), "closed 120 ms after the unanswered ping, not 5 s");
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
+    void anAdaptiveTimeoutIsClampedToItsBounds() {
+        EmbeddedChannel fast = adaptive();
+        answerThenSilence(fast, 1, 99); // 1 ms + 4 x 0.5 ms = 3 ms, raised to the 100 ms floor
+        advance(4);
+        assertFalse(fast.isOpen());
+        EmbeddedChannel slow = adaptive();
+        answerThenSilence(slow, 1_000, 1_999); // 1 s + 4 x 0.5 s = 3 s, lowered to the 2 s ceiling
+        advance(4);
+        assertFalse(slow.isOpen(), "the ceiling, not the 5 s timeout");
     }
 }

@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +34,43 @@ final class VirtualTime {
         monitor.runOnce();
         for (EmbeddedChannel ch : channels) {
             ch.runPendingTasks();
+        }
+    }
+
+    /**
+     * A test's virtual world: a ticker that starts {@code secondsBeforeWrap} seconds before nanoTime
+     * wraps, a monitor on it without timer slack (tests assert exact delivery times), driven with
+     * runOnce, and the channels to run and release. Close it after the test.
+     */
+    static final class World implements AutoCloseable {
+        final ManualTicker ticker;
+        final HeartbeatMonitor monitor;
+        final List<EmbeddedChannel> channels = new ArrayList<>();
+
+        World(long secondsBeforeWrap) {
+            ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(secondsBeforeWrap));
+            monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        }
+
+        /** A channel of {@code handlers} (a Heartbeat handler among them), registered with the worker. */
+        EmbeddedChannel channel(io.netty.channel.ChannelHandler... handlers) {
+            EmbeddedChannel ch = new EmbeddedChannel(handlers);
+            channels.add(ch);
+            monitor.runOnce();
+            return ch;
+        }
+
+        /** {@link VirtualTime#advance} for this world's channels. */
+        void advance(long millis) {
+            VirtualTime.advance(ticker, monitor, millis, channels);
+        }
+
+        @Override
+        public void close() {
+            for (EmbeddedChannel ch : channels) {
+                ch.finishAndReleaseAll();
+            }
+            monitor.close();
         }
     }
 }

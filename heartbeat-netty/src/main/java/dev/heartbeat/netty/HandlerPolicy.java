@@ -1,0 +1,93 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+
+/**
+ * What a policy decides when a channel's entry comes due, and what it then does on the channel's
+ * event loop. One stateless instance per policy, held by every {@link HeartbeatConfig} of that
+ * policy; the per-channel state is the handler's, read and written through its named accessors
+ * (and, for the state only some policies need, its side object). Adding a policy is adding a
+ * subclass; the handler and the monitor never ask which policy they run.
+ *
+ * <p>Threads: {@link #start} and {@link #judge} run on the monitor's worker, {@link #perform} and
+ * {@link #sideFor} on the channel's event loop, the rest on any thread (they read only the
+ * configuration).
+ */
+abstract class HandlerPolicy {
+
+    /* Implementation notes: why judge returns the verdict and re-arms through the handler.
+     *
+     * A judgement has two results: the action bits for the event loop and the time of the next
+     * check. The bits are returned (an int), and the policy re-arms the entry itself, through
+     * HeartbeatHandler.checkAgainAt, as the last step of every path through judge. The alternatives
+     * cost more: a verdict parked on a shared scratch field (the monitor's, before) is state every
+     * policy must remember to clear, a deadline kept in a handler field for the caller would grow
+     * every handler by 8 bytes, and a result object would allocate at every check. Every path
+     * through a judge ends in `return verdict(h, next, bits)`, which does both.
+     */
+
+    /** The public name of this policy. */
+    abstract HeartbeatConfig.Policy kind();
+
+    /** Whether reads matter to {@code cfg}: the read path stamps only then. */
+    abstract boolean tracksReads(HeartbeatConfig cfg);
+
+    /** Whether writes matter to {@code cfg}: the write path listens only then. */
+    abstract boolean tracksWrites(HeartbeatConfig cfg);
+
+    /** Appends this policy's settings of {@code cfg} to its {@code toString}. */
+    abstract void describe(HeartbeatConfig cfg, StringBuilder s);
+
+    /**
+     * Event loop, when the handler starts or is reconfigured to {@code cfg}: the side object the
+     * handler keeps (see {@code HeartbeatHandler.side}): {@code current} if it serves, or a new one.
+     * The handler stores it before it publishes {@code cfg} to the worker.
+     *
+     * @param current the side object the handler has, or null
+     * @param channel the handler's channel
+     * @param now the ticker time the handler's stamps are about to be set to
+     */
+    abstract Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now);
+
+    /**
+     * Worker, at the first expiry under a new configuration: starts judging {@code cfg} as of
+     * {@code start}, the ticker time the handler's stamps were set at (the handler has cleared its
+     * judgement word).
+     */
+    abstract void start(HeartbeatHandler h, HeartbeatConfig cfg, long start);
+
+    /**
+     * Worker: decides, from the handler's stamps, what is due at {@code now} under {@code bound} (the
+     * configuration the handler is judged under, bound to its monitor), and re-arms the entry (ending
+     * with {@link #verdict}).
+     *
+     * @return the action bits for {@link #perform} (at most the low 16 bits), 0 for none
+     */
+    abstract int judge(HeartbeatHandler h, BoundConfig bound, long now);
+
+    /**
+     * Event loop: carries out the action {@code bits} that {@link #judge} returned under the same
+     * configuration, checking again from the current stamps first (the worker judged from older
+     * ones). The handler has checked that it is active and the channel open.
+     */
+    abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now);
+
+    /** Worker: ends a judgement: the entry is next checked at {@code next}; returns {@code bits}. */
+    static int verdict(HeartbeatHandler h, long next, int bits) {
+        h.checkAgainAt(next);
+        return bits;
+    }
+
+    static long latest(long a, long b) {
+        return a - b >= 0 ? a : b;
+    }
+
+    static long earliest(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+}

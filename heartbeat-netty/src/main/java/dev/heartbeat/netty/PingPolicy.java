@@ -1,0 +1,305 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.Future;
+
+/**
+ * The ping policy ({@link HeartbeatConfig#ping(Probe)}): after an interval of silence (the peer's, or
+ * ours with {@code whenWriterIdle}) the worker decides a ping and the event loop writes it; the
+ * worker then waits for the answer the {@link AckMode} asks for, and after {@code maxMissedPings}
+ * pings in a row went unanswered for their timeout, the event loop closes the channel.
+ *
+ * <p>A miss is counted only for a ping the event loop has really written (see
+ * {@link PingState#onWire}), and only once the timeout has passed since that write: a lagging event
+ * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
+ * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
+ * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
+ * than the interval.
+ *
+ * <p>With {@code closeWhenReaderIdle}, a liveness check runs beside the pings: the channel is closed
+ * ({@link CloseReason#READER_IDLE}) once nothing was read for that long, judged from the read stamp
+ * alone, so it needs no state of its own, and every re-arm is capped at its deadline.
+ *
+ * <p>Metrics: each ping written counts once at most, as acked when the worker finds it settled, or
+ * as missed when its timeout passes (then it is not acked later, even if the close it led to is
+ * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
+ * wrote it counts as neither, as it was never sent.
+ *
+ * <p>Stateless. Per channel: the handler's stamps and judgement word, and its {@link PingState}.
+ */
+final class PingPolicy extends HandlerPolicy {
+
+    static final PingPolicy INSTANCE = new PingPolicy();
+
+    // Action bits, worker -> event loop.
+    /** Ping: the channel has been silent for the interval. */
+    static final int SEND_PING = 1;
+    /** Ping again after a missed answer: due because of the miss, not because of idleness. */
+    static final int RESEND_PING = 1 << 1;
+    /** Close: too many pings in a row went unanswered. */
+    static final int PING_TIMEOUT = 1 << 2;
+    /** Close: nothing was read for {@code closeWhenReaderIdle}. */
+    static final int READER_IDLE_CLOSE = 1 << 3;
+
+    // Judgement flags (worker only).
+    /** A ping was decided and its answer is awaited. */
+    private static final int AWAITING_ANSWER = 1;
+    /**
+     * The pending ping is counted as missed already (its close was decided, and is still awaited or
+     * was vetoed): it counts as neither acked nor missed again. Cleared when a ping is decided.
+     */
+    private static final int OUTCOME_COUNTED = 1 << 1;
+
+    private PingPolicy() {
+    }
+
+    @Override
+    HeartbeatConfig.Policy kind() {
+        return HeartbeatConfig.Policy.PING;
+    }
+
+    @Override
+    boolean tracksReads(HeartbeatConfig cfg) {
+        return true; // reads answer pings in every ack mode, and drive them unless whenWriterIdle
+    }
+
+    @Override
+    boolean tracksWrites(HeartbeatConfig cfg) {
+        return cfg.pingWhenWriterIdle;
+    }
+
+    @Override
+    void describe(HeartbeatConfig cfg, StringBuilder s) {
+        s.append(", interval=").append(cfg.pingInterval()).append(", timeout=").append(cfg.pingTimeout())
+                .append(", maxMissedPings=").append(cfg.maxMissedPings).append(", jitter=").append(cfg.jitter)
+                .append(cfg.pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
+                .append(", probe=").append(cfg.probe).append(", ackMode=").append(cfg.ackMode);
+        if (cfg.readerCloseNanos > 0) {
+            s.append(", closeWhenReaderIdle=").append(cfg.closeWhenReaderIdle());
+        }
+        if (cfg.adaptiveMaxNanos > 0) {
+            s.append(", adaptiveTimeout=[").append(cfg.adaptiveTimeoutMin()).append(", ")
+                    .append(cfg.adaptiveTimeoutMax()).append(']');
+        }
+    }
+
+    /** A {@link PingState} ({@link ProbeState} if the probe matches answers); an existing one that serves is kept. */
+    @Override
+    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
+        if (current instanceof PingState ping && (!cfg.matchesAnswers || ping instanceof ProbeState)) {
+            return current;
+        }
+        return PingState.of(cfg);
+    }
+
+    // ------------------------------------------------------------------ worker
+
+    @Override
+    void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
+        PingState ping = h.pingState();
+        if (ping != null) { // else a reconfiguration away from ping is under way (see pingState)
+            ping.reset();
+        }
+    }
+
+    @Override
+    int judge(HeartbeatHandler h, BoundConfig bound, long now) {
+        HeartbeatConfig cfg = bound.config;
+        long read = h.lastReadOpaque();
+        boolean busy = h.readingOpaque();
+        h.awaitAnswer(true); // the finer coalescing window, until the interval returns clear it
+        PingState ping = h.pingState();
+        if (ping == null) { // a reconfiguration away from ping is under way: its request decides
+            return verdict(h, now + Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos), 0);
+        }
+        // The reader-idle close (closeWhenReaderIdle), when it is on: due a timeout after the last read.
+        long silentSince = busy ? now : read;
+        if (cfg.readerCloseNanos > 0 && now - silentSince >= cfg.readerCloseNanos) {
+            return verdict(h, now + cfg.readerCloseNanos, READER_IDLE_CLOSE); // look again if it is vetoed
+        }
+        long timeout = answerTimeoutNanos(cfg, ping);
+        long poll = Math.min(timeout, cfg.pingIntervalNanos);
+        if ((h.judgement() & AWAITING_ANSWER) != 0) {
+            if (answered(cfg, ping, busy, read, ping.decidedAt())) {
+                // Answered (a read stamped at the very time of the decision counts: it may have come
+                // after it, and the peer was alive at that time either way): no missed pings.
+                if (ping.onWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
+                    bound.monitor.pingAcked(bound, rttNanos(ping));
+                }
+                h.judgement(h.judgement() & ~AWAITING_ANSWER);
+                ping.answered();
+            } else if (!ping.onWire()) {
+                // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
+                long giveUp = ping.decidedAt() + cfg.pingTimeoutNanos;
+                if (now - giveUp < 0) {
+                    return verdict(h, cfg, silentSince, earliest(giveUp, now + poll), 0);
+                }
+                h.judgement(h.judgement() & ~AWAITING_ANSWER);
+            } else {
+                long answerDue = ping.written() + timeout;
+                if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
+                    if (busy) { // traffic pushes the answer's deadline out (Envoy)
+                        return verdict(h, cfg, silentSince, now + poll, 0);
+                    }
+                    if (read - ping.written() > 0) {
+                        answerDue = read + timeout;
+                    }
+                }
+                if (now - answerDue < 0) {
+                    return verdict(h, cfg, silentSince, earliest(answerDue, now + poll), 0);
+                }
+                if ((h.judgement() & OUTCOME_COUNTED) == 0) {
+                    bound.monitor.pingMissed(bound);
+                    h.judgement(h.judgement() | OUTCOME_COUNTED);
+                }
+                if (ping.countMiss() >= cfg.maxMissedPings) {
+                    // The close is on its way; look again if it is vetoed.
+                    return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
+                }
+                return decide(h, cfg, silentSince, ping, RESEND_PING, now, poll);
+            }
+        }
+        long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
+        if (busy && !cfg.pingWhenWriterIdle) {
+            h.awaitAnswer(false);
+            return verdict(h, cfg, silentSince, now + cfg.pingIntervalNanos, 0);
+        }
+        long due = base + cfg.pingIntervalNanos + jitterNanos(h, cfg);
+        if (now - due < 0) {
+            h.awaitAnswer(false);
+            return verdict(h, cfg, silentSince, due, 0);
+        }
+        h.judgement(h.judgement() | AWAITING_ANSWER);
+        return decide(h, cfg, silentSince, ping, SEND_PING, now, poll);
+    }
+
+    /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
+    private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, PingState ping, int kind,
+            long now, long poll) {
+        h.judgement(h.judgement() & ~OUTCOME_COUNTED);
+        ping.decided(now);
+        return verdict(h, cfg, silentSince, now + poll, kind);
+    }
+
+    /**
+     * Worker: ends a judgement of {@code cfg}: the entry is checked again at {@code next}, or when the
+     * reader-idle close comes due ({@code closeWhenReaderIdle} after {@code silentSince}) if that is on
+     * and earlier.
+     */
+    private static int verdict(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long next, int bits) {
+        return HandlerPolicy.verdict(h,
+                cfg.readerCloseNanos > 0 ? earliest(next, silentSince + cfg.readerCloseNanos) : next, bits);
+    }
+
+    /**
+     * Worker or event loop: whether the ping decided at {@code sentAt} is settled. Any read since
+     * settles it under {@link AckMode#ANY_INBOUND}; only the probe's answer (to the latest ping, read
+     * at or after the decision) under the matched modes.
+     */
+    private static boolean answered(HeartbeatConfig cfg, PingState ping, boolean busy, long read, long sentAt) {
+        if (cfg.ackMode == AckMode.ANY_INBOUND) {
+            return busy || read - sentAt >= 0;
+        }
+        return ping instanceof ProbeState p && p.answeredSince(sentAt);
+    }
+
+    /**
+     * Worker: how long the written ping waits for its answer: the configured timeout, or with
+     * {@code adaptiveTimeout} and a round-trip sample, {@code clamp(SRTT + 4 * RTTVAR, min, max)}.
+     */
+    static long answerTimeoutNanos(HeartbeatConfig cfg, PingState ping) {
+        if (cfg.adaptiveMaxNanos == 0 || !(ping instanceof ProbeState p)) {
+            return cfg.pingTimeoutNanos;
+        }
+        long srtt = p.rtt.smoothedNanos();
+        return srtt == 0 ? cfg.pingTimeoutNanos
+                : RttEstimator.timeoutNanos(srtt, p.rtt.variationNanos(), cfg.adaptiveMinNanos, cfg.adaptiveMaxNanos);
+    }
+
+    /**
+     * Worker: the round-trip time of the pending ping, which {@link #answered} found settled: from its
+     * write to its matched answer if the probe matched one, else -1 (an any-inbound answer).
+     */
+    private static long rttNanos(PingState ping) {
+        return ping instanceof ProbeState p && p.answeredSince(ping.decidedAt()) ? p.answeredAt() - ping.written() : -1;
+    }
+
+    /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
+    private static long jitterNanos(HeartbeatHandler h, HeartbeatConfig cfg) {
+        if (cfg.jitter == 0) {
+            return 0;
+        }
+        int hash = System.identityHashCode(h) * 0x9E3779B9; // golden-ratio mix
+        double unit = (hash >>> 8) / (double) (1 << 24);
+        return (long) (cfg.pingIntervalNanos * cfg.jitter * unit);
+    }
+
+    // ------------------------------------------------------------------ event loop
+
+    /** Writes the ping, or closes, that {@code bits} ask for, unless the current stamps say it is no longer due. */
+    @Override
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+        PingState state = h.pingState(); // present: this thread made it before it published cfg
+        long read = h.lastReadOpaque();
+        boolean busy = h.readingOpaque();
+        if ((bits & READER_IDLE_CLOSE) != 0) {
+            if (!busy && now - read >= cfg.readerCloseNanos
+                    && h.announceClose(ctx, CloseReason.READER_IDLE, now - read)) {
+                h.closeOnce(ctx);
+            }
+            return; // else read since the verdict: the worker sees it and waits
+        }
+        boolean answeredSinceWritten = answered(cfg, state, busy, read, state.written());
+        if ((bits & PING_TIMEOUT) != 0) {
+            if (answeredSinceWritten) {
+                return; // answered after all, just now
+            }
+            if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
+                h.closeOnce(ctx);
+            }
+            return;
+        }
+        if ((bits & RESEND_PING) != 0) {
+            if (answeredSinceWritten) {
+                return; // the previous ping was answered just now: the worker sees it and waits
+            }
+        } else if ((bits & SEND_PING) != 0) {
+            long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
+            if (busy || now - base < cfg.pingIntervalNanos) {
+                return; // activity since the verdict: no ping needed; the worker sees it and waits
+            }
+        } else {
+            return;
+        }
+        Object ping;
+        try {
+            ping = cfg.probe.newPing(ctx, state.nextToken());
+        } catch (Throwable t) {
+            h.bound().monitor.pingFailed(h, t);
+            ctx.fireExceptionCaught(t);
+            return;
+        }
+        state.wrote(now);
+        // From the tail, so encoders (and the handler's write stamp) see the ping.
+        ctx.channel().writeAndFlush(ping).addListener(f -> writeDone(h, f));
+    }
+
+    /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
+    private static void writeDone(HeartbeatHandler h, Future<? super Void> future) {
+        BoundConfig bound = h.bound();
+        if (future.isSuccess()) {
+            bound.monitor.pingSent(bound);
+        } else {
+            PingState state = h.pingState();
+            if (state != null) { // else a reconfiguration dropped it, and the ping with it
+                state.writeFailed();
+            }
+            bound.monitor.pingFailed(h, future.cause());
+        }
+    }
+}
