@@ -176,9 +176,7 @@ class DemoServerTest {
         for (String kind : List.of("reader", "writer", "all")) {
             assertTrue(samples.containsKey("demo_idle_events_total{kind=\"" + kind + "\"}"), kind);
         }
-        double heapUsed = samples.entrySet().stream()
-                .filter(e -> e.getKey().startsWith("jvm_memory_used_bytes{area=\"heap\","))
-                .mapToDouble(Map.Entry::getValue).sum();
+        double heapUsed = sum(samples, "jvm_memory_used_bytes{area=\"heap\",");
         assertTrue(heapUsed > 0, "heap used, summed over the heap pools: " + heapUsed);
         assertTrue(samples.get("process_cpu_time_ns_total") > 0);
         // Every sample line is "name[{labels}] value".
@@ -189,6 +187,7 @@ class DemoServerTest {
 
     @Test
     void debugGcReportsHeapAndConnections() throws Exception {
+        double collections = sum(TestSupport.metrics(server), "jvm_gc_collections_total{");
         try (LineClient c = new LineClient(server)) {
             c.send("x");
             c.readLine();
@@ -198,6 +197,13 @@ class DemoServerTest {
                     res.body());
         }
         assertEquals(405, get(server, "/debug/gc").statusCode());
+        // The GC counters are the collectors' own totals, read at each scrape.
+        assertTrue(sum(TestSupport.metrics(server), "jvm_gc_collections_total{") >= collections + 2);
+    }
+
+    private static double sum(Map<String, Double> samples, String prefix) {
+        return samples.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+                .mapToDouble(Map.Entry::getValue).sum();
     }
 
     @Test
