@@ -192,7 +192,7 @@ public final class DemoServer implements AutoCloseable {
 
     /** The Prometheus text that {@code GET /metrics} serves. */
     public String renderMetrics() {
-        return metrics.render();
+        return metrics.scrape();
     }
 
     /**

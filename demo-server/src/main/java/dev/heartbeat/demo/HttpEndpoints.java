@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP side, after {@code HttpServerCodec} and {@code HttpObjectAggregator}:
  * <ul>
- * <li>{@code GET /metrics}: Prometheus text;</li>
+ * <li>{@code GET /metrics}: Prometheus text, from Micrometer's Prometheus registry ({@link Metrics});</li>
  * <li>{@code GET /healthz}: 200 {@code ok};</li>
  * <li>{@code POST /debug/gc}: {@code System.gc()} twice (off the event loop), then
  *     {@code {"heap_used_bytes": N, "connections": M}}, so a load test can measure heap per
@@ -67,7 +67,7 @@ final class HttpEndpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
         switch (path) {
             case "/metrics":
                 if (isGet(method)) {
-                    respond(ctx, keepAlive, HttpResponseStatus.OK, Metrics.CONTENT_TYPE, metrics.render());
+                    respond(ctx, keepAlive, HttpResponseStatus.OK, Metrics.CONTENT_TYPE, metrics.scrape());
                 } else {
                     notAllowed(ctx, keepAlive, "GET, HEAD");
                 }

@@ -51,7 +51,7 @@ class IdlePolicyTest {
             if (impl == ServerConfig.IdleImpl.HEARTBEAT) {
                 await("wheel empty", () -> server.monitor().stats().channels() == 0);
             } else {
-                assertTrue(Double.isNaN(sample(server, "heartbeat_registered_entries")), "no heartbeat_* without it");
+                assertTrue(Double.isNaN(sample(server, "heartbeat_wheel_entries")), "no heartbeat_* without it");
             }
         }
     }
@@ -107,8 +107,9 @@ class IdlePolicyTest {
         try (DemoServer server = DemoServer.start(
                 testConfig().idleImpl(impl).policy(ServerConfig.Policy.PING).build())) {
             String metrics = server.renderMetrics();
-            assertTrue(metrics.contains("demo_server_info{idle_impl=\"" + impl + "\",policy=\"ping\""), metrics);
-            assertEquals(impl == ServerConfig.IdleImpl.HEARTBEAT, metrics.contains("heartbeat_wakeups_total"));
+            assertTrue(metrics.contains("demo_server_info{idle_impl=\"" + impl + "\",netty_version="), metrics);
+            assertTrue(metrics.contains(",policy=\"ping\",transport="), metrics);
+            assertEquals(impl == ServerConfig.IdleImpl.HEARTBEAT, metrics.contains("heartbeat_worker_wakeups_total"));
         }
     }
 

@@ -34,12 +34,27 @@ final class TcpCoordinator {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
     /** Soak: heap samples per run window, the last at its end. */
     private static final int HEAP_SAMPLES = 5;
+
+    // The samples of the servers' /metrics read here, as the demo server's Micrometer Prometheus registry
+    // names them (ServerMetricsTest checks that a real demo server has each).
+    /** Process CPU time, cumulative, in nanoseconds (Micrometer's ProcessorMetrics). */
+    static final String PROCESS_CPU_NANOS = "process_cpu_time_ns_total";
+    /** Collection time, cumulative per collector (GarbageCollectorMXBean's), in seconds. */
+    static final String GC_SECONDS = "jvm_gc_collection_seconds_total";
+    /** The Heartbeat worker's CPU time, cumulative, in seconds. */
+    static final String WORKER_CPU_SECONDS = "heartbeat_worker_cpu_seconds_total";
+    /** PING lines sent, for either idle impl. */
+    static final String PINGS_SENT = "demo_pings_sent_total";
+    /** By reason: {@code max_line} is not an idle close; every other reason is. */
+    static final String CLOSED = "demo_connections_closed_total";
+    /** Value 1; the server's settings are its labels. */
+    static final String SERVER_INFO = "demo_server_info";
     /** Heartbeat's worker counters in the report, and the servers' metrics they come from. */
-    private static final String[][] HEARTBEAT_COUNTERS = {
-        {RunResult.WAKEUPS, "heartbeat_wakeups_total"},
-        {RunResult.CYCLES, "heartbeat_cycles_total"},
-        {RunResult.EXPIRATIONS, "heartbeat_expirations_total"},
-        {RunResult.REARMS, "heartbeat_rearms_total"},
+    static final String[][] HEARTBEAT_COUNTERS = {
+        {RunResult.WAKEUPS, "heartbeat_worker_wakeups_total"},
+        {RunResult.CYCLES, "heartbeat_worker_cycles_total"},
+        {RunResult.EXPIRATIONS, "heartbeat_worker_expirations_total"},
+        {RunResult.REARMS, "heartbeat_worker_rearms_total"},
         {RunResult.STALL_RECHECKS, "heartbeat_stall_rechecks_total"}};
 
     private final RunPlan plan;
@@ -159,7 +174,7 @@ final class TcpCoordinator {
             windowStart = metrics(probes);
             if (!probes.isEmpty()) {
                 long closedBefore = (long) sum(windowStart, m -> idleCloses(m));
-                long pingsBefore = (long) sum(windowStart, m -> ServerProbe.value(m, "demo_pings_sent_total"));
+                long pingsBefore = (long) sum(windowStart, m -> ServerProbe.value(m, PINGS_SENT));
                 if (closedBefore > 0 || pingsBefore > 0) {
                     result.notes.add("the heap was measured after " + pingsBefore + " pings and " + closedBefore
                             + " idle closes: the connect phase and the GCs outlasted the first ping interval");
@@ -205,9 +220,9 @@ final class TcpCoordinator {
 
         private void addHeapSample(long start) throws IOException, InterruptedException {
             List<Map<String, Double>> now = metrics(probes); // before the GC, which costs CPU of its own
-            double serverCpu = delta(now, windowStart, "process_cpu_seconds_total");
+            double serverCpu = serverCpuSeconds(now, windowStart);
             double workerCpu = Scenario.HEARTBEAT.equals(impl)
-                    ? delta(now, windowStart, "heartbeat_worker_cpu_seconds_total") : Double.NaN;
+                    ? delta(now, windowStart, WORKER_CPU_SECONDS) : Double.NaN;
             long[] connections = new long[1];
             long heap = gc(probes, connections);
             RunResult.HeapSample h = new RunResult.HeapSample((System.nanoTime() - start) / 1e9, heap, connections[0],
@@ -225,17 +240,17 @@ final class TcpCoordinator {
                 result.client.add(c.awaitMessage(ChildMessage.Result.class, 60 * SECOND).result());
             }
             if (!probes.isEmpty()) {
-                result.serverCpuSeconds = delta(windowEnd, windowStart, "process_cpu_seconds_total");
-                result.connectServerCpuSeconds = delta(afterConnect, beforeConnect, "process_cpu_seconds_total");
+                result.serverCpuSeconds = serverCpuSeconds(windowEnd, windowStart);
+                result.connectServerCpuSeconds = serverCpuSeconds(afterConnect, beforeConnect);
                 result.serverCounters.put(RunResult.GC_SECONDS,
-                        delta(windowEnd, windowStart, "jvm_gc_collection_seconds_total"));
+                        delta(windowEnd, windowStart, GC_SECONDS));
                 if (Scenario.HEARTBEAT.equals(impl)) {
-                    result.workerCpuSeconds = delta(windowEnd, windowStart, "heartbeat_worker_cpu_seconds_total");
+                    result.workerCpuSeconds = delta(windowEnd, windowStart, WORKER_CPU_SECONDS);
                     for (String[] counter : HEARTBEAT_COUNTERS) {
                         result.serverCounters.put(counter[0], delta(windowEnd, windowStart, counter[1]));
                     }
                 }
-                result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, "demo_pings_sent_total"));
+                result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, PINGS_SENT));
                 result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }
             for (ChildProcess c : clients) {
@@ -426,6 +441,11 @@ final class TcpCoordinator {
         return sum;
     }
 
+    /** The servers' CPU time between two samplings, in seconds. */
+    private static double serverCpuSeconds(List<Map<String, Double>> after, List<Map<String, Double>> before) {
+        return delta(after, before, PROCESS_CPU_NANOS) / SECOND;
+    }
+
     /** The change of every sample whose key starts with {@code prefix}, summed over the servers. */
     private static double delta(List<Map<String, Double>> after, List<Map<String, Double>> before, String prefix) {
         return sum(after, m -> prefixed(m, prefix)) - sum(before, m -> prefixed(m, prefix));
@@ -445,7 +465,7 @@ final class TcpCoordinator {
     static long idleCloses(Map<String, Double> m) {
         long sum = 0;
         for (Map.Entry<String, Double> e : m.entrySet()) {
-            if (e.getKey().startsWith("demo_connections_closed_total{") && !e.getKey().contains("max_line")) {
+            if (e.getKey().startsWith(CLOSED + "{") && !e.getKey().contains("max_line")) {
                 sum += e.getValue().longValue();
             }
         }
@@ -453,16 +473,7 @@ final class TcpCoordinator {
     }
 
     private static String serverTransport(Map<String, Double> m) {
-        for (String key : m.keySet()) {
-            if (key.startsWith("demo_server_info{")) {
-                int i = key.indexOf("transport=\"");
-                if (i >= 0) {
-                    int j = key.indexOf('"', i + 11);
-                    return key.substring(i + 11, j);
-                }
-            }
-        }
-        return "";
+        return serverInfo(m).getOrDefault("transport", "");
     }
 
     private void requireMatchingTarget(String impl, Map<String, String> info) {
@@ -481,7 +492,7 @@ final class TcpCoordinator {
     static Map<String, String> serverInfo(Map<String, Double> m) {
         Map<String, String> labels = new LinkedHashMap<>();
         for (String key : m.keySet()) {
-            if (key.startsWith("demo_server_info{")) {
+            if (key.startsWith(SERVER_INFO + "{")) {
                 for (String kv : key.substring(key.indexOf('{') + 1, key.lastIndexOf('}')).split(",", -1)) {
                     int eq = kv.indexOf('=');
                     if (eq > 0) {
