@@ -34,9 +34,11 @@ final class Metrics {
     private final DemoCounters counters;
     private final HeartbeatMonitor monitor; // null unless --idle-impl heartbeat
     private final String nettyVersion;
+    private final PingRtt pingRtt;
 
-    Metrics(ServerConfig config, String transport, DemoCounters counters, HeartbeatMonitor monitor) {
+    Metrics(ServerConfig config, String transport, DemoCounters counters, HeartbeatMonitor monitor, PingRtt pingRtt) {
         this.config = config;
+        this.pingRtt = pingRtt;
         this.transport = transport;
         this.counters = counters;
         this.monitor = monitor;
@@ -91,7 +93,7 @@ final class Metrics {
             heartbeat(t, hb);
         }
         jvm(t);
-        return t.toString();
+        return t.toString() + pingRtt.exposition();
     }
 
     private static void heartbeat(Text t, HeartbeatStats hb) {
