@@ -7,31 +7,27 @@ package dev.heartbeat.loadtest;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
+import dev.heartbeat.netty.CloseReason;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ByteProcessor;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * The client side of one connection, and the only handler in its pipeline: it plays the
+ * The client side of one line-protocol connection, and the only handler in its pipeline: it plays the
  * connection's {@link Role}, parses the server's lines without a decoder (a few bytes of state, no
- * buffer: the echo protocol's lines here are a number or {@code PING}) and tells its
- * {@link ClientLoop} what happened. About 60 bytes besides the channel: the load test's own cost per
+ * buffer: the echo protocol's lines here are a number, {@code PING} or a goodbye) and tells its
+ * {@link ClientLoop} what happened. About 70 bytes besides the channel: the load test's own cost per
  * connection stays small next to what it measures.
  *
  * <p>Lines sent: the intended send time in decimal nanoseconds (active), {@code PONG} (answers and
  * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood), random
  * binary lines starting with 0xFF (junk), one over-long line (longline). Lines understood: a number (an
- * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, a line starting with 0xFF (junk echoed);
- * anything else is ignored.
- *
- * <p>Confined to the channel's event loop, except {@link #connectStart}, {@link #attempts} and
- * {@link #loop}, written by the connecting thread before the channel is registered (the registration
- * hand-off orders them before every read on the loop).
+ * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, {@code BYE <REASON>} (the server's
+ * goodbye before a close for idleness), a line starting with 0xFF (junk echoed); anything else is
+ * ignored.
  */
-final class ClientConnection extends ChannelInboundHandlerAdapter implements ByteProcessor {
+final class LineConnection extends ClientConnection implements ByteProcessor {
 
     private static final byte LINE_START = 0;
     private static final byte NUMBER = 1;
@@ -44,39 +40,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     /** The longest junk line's random part: well below any {@code --max-line}. */
     private static final int MAX_JUNK_BYTES = 64;
 
-    /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
-    private static final byte[][] WORDS = {ascii("PING"), ascii("PONG"), ascii("ERR line too long")};
     private static final int WORD_PING = 0;
     private static final int WORD_PONG = 1;
     private static final int WORD_TOO_LONG = 2;
+    /** The first goodbye: {@code BYE} and each close reason follow, in the reasons' order. */
+    private static final int WORD_BYE = 3;
+    /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
+    private static final byte[][] WORDS = words();
     private static final byte PING_LINE_BYTES = 5;
 
-    /** The global index: fixes the role, the send phase and the moment of death. */
-    final int index;
-    final Role role;
-    /** Whether a correct server closes this connection during the run. */
-    final boolean expectsClose;
-
-    /** The clock read just before the (latest) connect attempt started. */
-    long connectStart;
-    /** Connect attempts made so far (the connecting thread, then the connect listener). */
-    int attempts;
-    /**
-     * The clock read when the connect completed (as this event loop saw it), or just before the
-     * latest line was written.
-     */
-    long lastActivity;
-    /** Whether a line was written, so {@link #lastActivity} is a send and not the connect. */
-    private boolean sentLine;
-
-    /** The loop this connection's channel is registered with, chosen before connecting. */
-    ClientLoop loop;
-    private Channel channel;
     private byte lineState;
-    private boolean closed;
     private long number;
     /** In state {@link #WORD}: the words the line still matches, and how many bytes of them it matched. */
-    private byte words;
+    private int words;
     private byte wordLength;
     /** Bytes a trickle connection has sent, none of them a newline. */
     private int trickled;
@@ -85,78 +61,44 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     private long overLongAt;
     /** Whether the server answered {@code ERR line too long}. */
     private boolean refusedLine;
-    /** Soak: whether this connection replaces one the client closed, and whether the client closed this one. */
-    boolean reopened;
-    boolean closedByClient;
 
-    ClientConnection(int index, Role role, boolean expectsClose) {
-        this.index = index;
-        this.role = role;
-        this.expectsClose = expectsClose;
+    LineConnection(int index, Role role, boolean expectsClose) {
+        super(index, role, expectsClose);
     }
 
-    /**
-     * The earliest moment a correct server may close this connection, as of its last activity: from
-     * the clock read before the line was written, or before the connect started. The server's own
-     * stamp of that activity can only be later, so a close before this moment is premature.
-     */
-    long safeDueNanos(Scenario scenario) {
-        return (sentLine ? lastActivity : connectStart) + scenario.closeWindowNanos();
+    private static byte[][] words() {
+        CloseReason[] reasons = CloseReason.values();
+        byte[][] w = new byte[WORD_BYE + reasons.length][];
+        w[WORD_PING] = ascii("PING");
+        w[WORD_PONG] = ascii("PONG");
+        w[WORD_TOO_LONG] = ascii("ERR line too long");
+        for (int i = 0; i < reasons.length; i++) {
+            w[WORD_BYE + i] = ascii("BYE " + reasons[i].name());
+        }
+        if (w.length > Integer.SIZE) {
+            throw new AssertionError("more words than bits in an int: " + w.length);
+        }
+        return w;
     }
 
-    /**
-     * The moment the server was due to act, as closely as the client can tell: as
-     * {@link #safeDueNanos} but from the connect's completion rather than its start, so that a slow
-     * connect (the servers' accept queues, a cold JIT) is not counted as lateness of the idle
-     * handling. A correct server may close up to the connect time before it; lateness is measured
-     * from here and counted as 0 then.
-     */
-    long estimatedDueNanos(Scenario scenario) {
-        return lastActivity + scenario.closeWindowNanos();
+    @Override
+    ClientConnection again() {
+        return new LineConnection(index, role, expectsClose);
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
-    /** Whether this connection has sent more than {@code --max-line} bytes without a newline. */
+    @Override
     boolean sentOverLongLine() {
         return overLong;
     }
 
-    /** When the byte that made its line over-long was written; only if {@link #sentOverLongLine}. */
+    @Override
     long overLongAt() {
         return overLongAt;
     }
 
-    /** Whether the server answered {@code ERR line too long}: its line decoder closes the connection. */
+    @Override
     boolean refusedLine() {
         return refusedLine;
-    }
-
-    Channel channel() {
-        return channel;
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
-        if (role == Role.HALFOPEN) {
-            channel.config().setAutoRead(false); // before the first read: the loop turns it back on
-        }
-        lastActivity = System.nanoTime();
-        loop.connected(this, lastActivity);
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        long now = System.nanoTime();
-        if (!closed) {
-            closed = true;
-            loop.closed(this, now);
-        }
-        ctx.fireChannelInactive();
     }
 
     @Override
@@ -217,7 +159,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
                 still |= 1 << w;
             }
         }
-        words = (byte) still;
+        words = still;
         wordLength++;
         lineState = still == 0 ? OTHER : WORD;
     }
@@ -231,11 +173,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
             loop.junkEchoed(this);
         } else if (state == WORD) {
             if (matched(WORD_PING)) {
-                loop.pingReceived(this, System.nanoTime());
+                if (loop.pingReceived(this, System.nanoTime())) {
+                    sendPong();
+                }
             } else if (matched(WORD_PONG)) {
                 loop.pongReceived(this);
             } else if (matched(WORD_TOO_LONG)) {
                 refusedLine = true;
+            } else {
+                for (int w = WORD_BYE; w < WORDS.length; w++) {
+                    if (matched(w)) {
+                        goodbye(CloseReason.values()[w - WORD_BYE]);
+                    }
+                }
             }
         }
     }
@@ -249,24 +199,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     }
 
     @Override
-    @SuppressWarnings("deprecation") // deprecated in ChannelHandler, current in ChannelInboundHandler
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (loop != null) {
-            loop.error(this, cause);
-        }
-        ctx.close();
+    boolean sendEcho(long number) {
+        ByteBuf buf = channel.alloc().buffer(21);
+        writeDecimal(buf, number);
+        write(buf.writeByte('\n'));
+        return true;
     }
 
-    /** Writes a line of ASCII: stamps the activity first, so the server's own stamp can only be later. */
-    void sendLine(long numberOrMinusOne) {
-        ByteBuf buf = channel.alloc().buffer(21);
-        if (numberOrMinusOne < 0) {
-            buf.writeByte('P').writeByte('O').writeByte('N').writeByte('G');
-        } else {
-            writeDecimal(buf, numberOrMinusOne);
-        }
-        buf.writeByte('\n');
-        write(buf);
+    @Override
+    void sendKeepAlive() {
+        sendPong();
+    }
+
+    /** A {@code PONG} line: the answer to a ping, and the keep-alive. */
+    private void sendPong() {
+        write(channel.alloc().buffer(5).writeBytes(WORDS[WORD_PONG]).writeByte('\n'));
     }
 
     /** Trickle: writes one byte, never a newline; the one past {@code maxLine} makes the line over-long. */
@@ -306,26 +253,5 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
         write(buf.writeByte('\n'));
         overLong = true;
         overLongAt = lastActivity;
-    }
-
-    /** Stamps the activity first, so the server's own stamp can only be later, then writes and flushes. */
-    private void write(ByteBuf buf) {
-        lastActivity = System.nanoTime();
-        sentLine = true;
-        channel.writeAndFlush(buf, channel.voidPromise());
-    }
-
-    static void writeDecimal(ByteBuf buf, long value) {
-        if (value == 0) {
-            buf.writeByte('0');
-            return;
-        }
-        long divisor = 1;
-        while (value / divisor >= 10) {
-            divisor *= 10;
-        }
-        for (; divisor > 0; divisor /= 10) {
-            buf.writeByte((int) ('0' + (value / divisor) % 10));
-        }
     }
 }

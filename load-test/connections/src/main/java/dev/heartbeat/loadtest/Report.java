@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
+import dev.heartbeat.netty.CloseReason;
 import io.netty.util.Version;
 import org.HdrHistogram.Histogram;
 
@@ -120,6 +121,7 @@ final class Report {
         List<String> f = new ArrayList<>(errors);
         for (RunResult r : results) {
             f.addAll(r.checkFailures());
+            f.addAll(r.closeReasonFailures(scenario));
         }
         return f;
     }
@@ -247,6 +249,13 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        rows.add(row("closes by the reason the clients were told (servers' count)", runs, Report::closeReasons, null));
+        if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
+            rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
+                    ? "-" : num(r.serverMetrics.rttQuantileMillis(0.5)) + " / "
+                            + num(r.serverMetrics.rttQuantileMillis(0.99)) + " / " + num(r.serverMetrics.rttMaxMillis())
+                            + " (" + Progress.count(r.serverMetrics.rttCount()) + ")", null));
+        }
         if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
                 + r.client.junkLinesSent > 0)) {
             rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses
@@ -291,6 +300,23 @@ final class Report {
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
+    }
+
+    /** e.g. "PING_TIMEOUT 600 (600), none 20 (-)": each reason told, with the servers' own count of it. */
+    private static String closeReasons(RunResult r) {
+        List<String> parts = new ArrayList<>();
+        r.closeReasonsJson().toldClients().forEach((reason, n) -> {
+            Long counted = "none".equals(reason) || !r.serverMetrics.hasCloses() ? null
+                    : r.serverMetrics.closes(CloseReason.valueOf(reason));
+            parts.add(reason + " " + Progress.count(n) + " ("
+                    + (counted == null ? "-" : Progress.count(counted)) + ")");
+        });
+        r.serverMetrics.closes.forEach((reason, n) -> {
+            if (n > 0 && r.client.goodbyes(reason) == 0) {
+                parts.add(reason + " 0 (" + Progress.count(n) + ")");
+            }
+        });
+        return parts.isEmpty() ? "-" : String.join(", ", parts);
     }
 
     /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */

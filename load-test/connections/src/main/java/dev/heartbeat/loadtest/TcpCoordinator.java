@@ -236,6 +236,7 @@ final class TcpCoordinator {
                     }
                 }
                 result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, "demo_pings_sent_total"));
+                windowEnd.forEach(result.serverMetrics::add);
                 result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }
             for (ChildProcess c : clients) {

@@ -7,10 +7,12 @@ package dev.heartbeat.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.EchoPipeline;
+import dev.heartbeat.demo.ServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -32,7 +34,12 @@ class InProcessRunTest {
     private static final int CONNECTIONS = 200;
 
     private static Scenario scenario() {
+        return scenario(ServerConfig.Protocol.LINE);
+    }
+
+    private static Scenario scenario(ServerConfig.Protocol protocol) {
         return Scenario.builder()
+                .protocol(protocol)
                 .connections(CONNECTIONS)
                 .policy(Scenario.Policy.PING)
                 .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(100))
@@ -90,6 +97,36 @@ class InProcessRunTest {
         assertTrue(r.echoesRecorded > counts.get(Role.ACTIVE) * 100, "echoes measured: " + r.echoesRecorded);
         assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * 10L, "pongs were pinged");
         assertEquals(0, r.closedByRole[Role.PONG.ordinal()], "answering connections stay open");
+        assertEquals(mustClose, r.goodbyes(s.expectedGoodbye()), "every close told why: " + s.expectedGoodbye());
+        assertEquals(0, r.wrongReason);
+    }
+
+    /** A whole run, then the servers' own close counts against what the clients were told. */
+    private static void assertCorrectRun(Scenario s, String impl) throws Exception {
+        EventLoopGroup host = newHost();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, impl, 2), host.next())) {
+            RunResult run = new RunResult(impl, RunPlan.LOCAL, s.connections);
+            run.client = run(s, impl, echo.initializer());
+            assertCorrect(s, run.client);
+            run.serverMetrics.add(ServerMetrics.of(echo));
+            assertEquals(List.of(), run.closeReasonFailures(s));
+            if (s.protocol.matchesAnswers() || Scenario.NETTY.equals(impl)) {
+                assertTrue(run.serverMetrics.rttCount() >= s.mix.counts(s.connections).get(Role.PONG) * 10L,
+                        "round trips of the pongs' answers: " + run.serverMetrics.rttCount());
+            }
+        } finally {
+            host.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void webSocketPingsAreAnsweredByPongsAndSilentClientsToldPingTimeout() throws Exception {
+        assertCorrectRun(scenario(ServerConfig.Protocol.WEBSOCKET), Scenario.HEARTBEAT);
+    }
+
+    @Test
+    void webSocketWithIdleStateHandler() throws Exception {
+        assertCorrectRun(scenario(ServerConfig.Protocol.WEBSOCKET), Scenario.NETTY);
     }
 
     @Test

@@ -1,0 +1,77 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.heartbeat.demo.PingRtt;
+import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
+import org.junit.jupiter.api.Test;
+
+/** The servers' close reasons and ping round trips as the load test reads and checks them. */
+class ServerMetricsTest {
+
+    private static Map<String, Double> server(long pingTimeoutCloses, long... rttMicros) {
+        PingRtt rtt = new PingRtt();
+        for (long us : rttMicros) {
+            rtt.record(us * 1000);
+        }
+        Map<String, Double> m = ServerProbe.parseMetrics(rtt.exposition()
+                + "demo_connections_closed_total{reason=\"reader_idle\"} 0\n"
+                + "demo_connections_closed_total{reason=\"ping_timeout\"} " + pingTimeoutCloses + "\n"
+                + "demo_connections_closed_total{reason=\"max_line\"} 7\n");
+        return m;
+    }
+
+    @Test
+    void sumsTheServersAndReadsQuantilesFromTheBuckets() {
+        long[] first = new long[100];
+        for (int i = 0; i < first.length; i++) {
+            first[i] = 100L + i; // 100..199 us
+        }
+        ServerMetrics m = new ServerMetrics().add(server(3, first)).add(server(4, 5_000));
+        assertEquals(7, m.closes(CloseReason.PING_TIMEOUT), "summed; max_line is no CloseReason");
+        assertEquals(0, m.closes(CloseReason.READER_IDLE));
+        assertEquals(7, m.closesTotal());
+        assertEquals(101, m.rttCount());
+        assertEquals(5.0, m.rttMaxMillis(), 1e-9, "the largest sample of either, exactly");
+        double p50 = m.rttQuantileMillis(0.5);
+        assertTrue(p50 >= 0.149 / 1.19 && p50 <= 0.151 * 1.19, "within a bucket of 150 us: " + p50);
+        double p999 = m.rttQuantileMillis(0.999);
+        assertTrue(p999 > 4.2 && p999 <= 5.0 * 1.19, "in the bucket of 5 ms: " + p999);
+        assertTrue(Double.isNaN(new ServerMetrics().rttQuantileMillis(0.5)), "no samples");
+    }
+
+    @Test
+    void theServersCountsMustMatchWhatTheClientsWereTold() {
+        Scenario s = Scenario.builder().protocol(ServerConfig.Protocol.WEBSOCKET).build();
+        RunResult r = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 10);
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 3;
+        r.client.goodbyesByRole[Role.DYING.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 4;
+        assertEquals(List.of(), r.closeReasonFailures(s), "not read: nothing to compare");
+        r.serverMetrics.add(server(7));
+        assertEquals(List.of(), r.closeReasonFailures(s));
+        r.client.goodbyesByRole[Role.PONG.ordinal()][CloseReason.READER_IDLE.ordinal()] = 1;
+        assertEquals(List.of("heartbeat/local: the servers counted 0 closes for READER_IDLE, the clients were told "
+                + "READER_IDLE 1 times"), r.closeReasonFailures(s));
+    }
+
+    @Test
+    void withoutAGoodbyeEveryServerCloseMustBeTheKeepAlivesAndSeen() {
+        Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT).build();
+        RunResult r = new RunResult(Scenario.NETTY, RunPlan.TCP, 10);
+        r.client.closedByRole[Role.SILENT.ordinal()] = 5;
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"reader_idle\"} 5\n"));
+        assertEquals(List.of(), r.closeReasonFailures(mqtt));
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_timeout\"} 1\n"));
+        assertEquals(List.of("netty/tcp: the servers counted 1 closes for other reasons than READER_IDLE: "
+                + "{READER_IDLE=5, PING_TIMEOUT=1}"), r.closeReasonFailures(mqtt));
+    }
+}
