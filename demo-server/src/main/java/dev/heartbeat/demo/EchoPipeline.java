@@ -21,6 +21,8 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
@@ -44,6 +46,7 @@ import io.netty.util.concurrent.EventExecutor;
  * <tr><td>line</td><td>idle, LineBasedFrameDecoder, {@link LineHandler}</td></tr>
  * <tr><td>websocket</td><td>HttpServerCodec, HttpObjectAggregator, idle, WebSocketServerProtocolHandler
  *     ({@code /ws}), {@link WebSocketEcho}</td></tr>
+ * <tr><td>http2</td><td>Http2FrameCodec (h2c, prior knowledge), idle, {@link Http2Echo}</td></tr>
  * </table>
  *
  * <p>Thread-safe; the initializer is shared by every accepted channel. Only the settings of the idle
@@ -161,6 +164,9 @@ public final class EchoPipeline implements AutoCloseable {
             case WEBSOCKET:
                 protocol = webSocket();
                 break;
+            case HTTP2:
+                protocol = http2();
+                break;
             default:
                 throw new IllegalArgumentException("--probe " + config.protocol() + " is not served yet");
         }
@@ -198,6 +204,16 @@ public final class EchoPipeline implements AutoCloseable {
             p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_BYTES));
             idle.addTo(p, true);
             p.addLast("ws", new WebSocketServerProtocolHandler(ws));
+            p.addLast("echo", echo);
+        };
+    }
+
+    private Consumer<ChannelPipeline> http2() {
+        IdleHandling idle = idle(Probes.http2(), m -> m instanceof Http2PingFrame ping && ping.ack());
+        Http2Echo echo = new Http2Echo(counters);
+        return p -> {
+            p.addLast("h2", Http2FrameCodecBuilder.forServer().build()); // h2c: the client's preface comes first
+            idle.addTo(p, false); // after the codec: sees the PING ACK frames
             p.addLast("echo", echo);
         };
     }

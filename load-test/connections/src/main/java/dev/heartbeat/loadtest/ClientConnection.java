@@ -14,8 +14,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * The client side of one connection: its identity ({@link #index}, {@link #role}), the moments
  * that judge the server ({@link #safeDueNanos}), and the protocol it speaks, one subclass per
- * {@code --probe}: {@link LineConnection}, {@link WebSocketConnection}. It is the last handler of its
- * pipeline and puts the protocol's codecs before itself when added ({@link #addCodecs}); it plays
+ * {@code --probe}: {@link LineConnection}, {@link WebSocketConnection}, {@link Http2Connection}.
+ * It is the last handler of its pipeline and puts the protocol's codecs
+ * before itself when added ({@link #addCodecs}); it plays
  * the connection's {@link Role} for its {@link ClientLoop} ({@link #sendEcho}, {@link #sendKeepAlive},
  * answering pings when the loop says so), tells the loop what happened, and keeps the reason the
  * server gave in its goodbye before closing ({@link #goodbye()}).
@@ -77,6 +78,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
                 return new LineConnection(index, role, expectsClose);
             case WEBSOCKET:
                 return new WebSocketConnection(index, role, expectsClose);
+            case HTTP2:
+                return new Http2Connection(index, role, expectsClose);
             default:
                 throw new IllegalArgumentException("no client for --probe " + protocol + " yet");
         }

@@ -130,6 +130,16 @@ class InProcessRunTest {
     }
 
     @Test
+    void http2PingsAreAckedAndSilentClientsToldPingTimeoutInAGoAway() throws Exception {
+        assertCorrectRun(scenario(ServerConfig.Protocol.HTTP2), Scenario.HEARTBEAT);
+    }
+
+    @Test
+    void http2WithIdleStateHandler() throws Exception {
+        assertCorrectRun(scenario(ServerConfig.Protocol.HTTP2), Scenario.NETTY);
+    }
+
+    @Test
     void heartbeatClosesEverySilentAndDyingConnectionOnTime() throws Exception {
         Scenario s = scenario();
         EventLoopGroup host = newHost();
