@@ -13,6 +13,7 @@ import dev.heartbeat.netty.HeartbeatMonitor;
 import dev.heartbeat.netty.Probe;
 import dev.heartbeat.netty.Probes;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LineBasedFrameDecoder;
@@ -23,6 +24,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
@@ -47,6 +50,8 @@ import io.netty.util.concurrent.EventExecutor;
  * <tr><td>websocket</td><td>HttpServerCodec, HttpObjectAggregator, idle, WebSocketServerProtocolHandler
  *     ({@code /ws}), {@link WebSocketEcho}</td></tr>
  * <tr><td>http2</td><td>Http2FrameCodec (h2c, prior knowledge), idle, {@link Http2Echo}</td></tr>
+ * <tr><td>mqtt</td><td>idle (until CONNECT: {@code --idle-timeout}), MqttDecoder, MqttEncoder, the keep-alive
+ *     rule ({@code MqttKeepAlive}: 1.5 x the Keep Alive of CONNECT), {@link MqttEcho}</td></tr>
  * </table>
  *
  * <p>Thread-safe; the initializer is shared by every accepted channel. Only the settings of the idle
@@ -55,7 +60,7 @@ import io.netty.util.concurrent.EventExecutor;
  */
 public final class EchoPipeline implements AutoCloseable {
 
-    /** The largest HTTP request (the WebSocket upgrade) and WebSocket frame the server takes. */
+    /** The largest HTTP request (the WebSocket upgrade), WebSocket frame and MQTT packet the server takes. */
     private static final int MAX_HTTP_BYTES = 64 * 1024;
 
     private final ServerConfig config;
@@ -167,8 +172,11 @@ public final class EchoPipeline implements AutoCloseable {
             case HTTP2:
                 protocol = http2();
                 break;
+            case MQTT:
+                protocol = mqtt();
+                break;
             default:
-                throw new IllegalArgumentException("--probe " + config.protocol() + " is not served yet");
+                throw new AssertionError(config.protocol());
         }
         return new ChannelInitializer<Channel>() {
             @Override
@@ -214,6 +222,21 @@ public final class EchoPipeline implements AutoCloseable {
         return p -> {
             p.addLast("h2", Http2FrameCodecBuilder.forServer().build()); // h2c: the client's preface comes first
             idle.addTo(p, false); // after the codec: sees the PING ACK frames
+            p.addLast("echo", echo);
+        };
+    }
+
+    private Consumer<ChannelPipeline> mqtt() {
+        IdleHandling idle = idle(null, null); // the server never pings: --policy close, until CONNECT
+        MqttEcho echo = new MqttEcho(counters);
+        return p -> {
+            idle.addTo(p, false);
+            p.addLast("mqtt-decoder", new MqttDecoder(MAX_HTTP_BYTES));
+            p.addLast("mqtt-encoder", MqttEncoder.INSTANCE);
+            ChannelHandler keepAlive = idle.mqttKeepAlive(); // 1.5 x the Keep Alive from CONNECT on
+            if (keepAlive != null) {
+                p.addLast("mqtt-keep-alive", keepAlive);
+            }
             p.addLast("echo", echo);
         };
     }

@@ -4,7 +4,6 @@
  */
 package dev.heartbeat.loadtest;
 
-import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -14,8 +13,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * The client side of one connection: its identity ({@link #index}, {@link #role}), the moments
  * that judge the server ({@link #safeDueNanos}), and the protocol it speaks, one subclass per
- * {@code --probe}: {@link LineConnection}, {@link WebSocketConnection}, {@link Http2Connection}.
- * It is the last handler of its pipeline and puts the protocol's codecs
+ * {@code --probe}: {@link LineConnection}, {@link WebSocketConnection}, {@link Http2Connection},
+ * {@link MqttConnection}. It is the last handler of its pipeline and puts the protocol's codecs
  * before itself when added ({@link #addCodecs}); it plays
  * the connection's {@link Role} for its {@link ClientLoop} ({@link #sendEcho}, {@link #sendKeepAlive},
  * answering pings when the loop says so), tells the loop what happened, and keeps the reason the
@@ -70,23 +69,26 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
         this.expectsClose = expectsClose;
     }
 
-    /** A connection speaking {@code protocol}, not yet connected. */
-    static ClientConnection create(ServerConfig.Protocol protocol, Scenario scenario, int index, Role role,
-            boolean expectsClose) {
-        switch (protocol) {
+    /** A connection speaking the scenario's protocol, not yet connected. */
+    static ClientConnection create(Scenario scenario, int index, Role role, boolean expectsClose) {
+        switch (scenario.protocol) {
             case LINE:
                 return new LineConnection(index, role, expectsClose);
             case WEBSOCKET:
                 return new WebSocketConnection(index, role, expectsClose);
             case HTTP2:
                 return new Http2Connection(index, role, expectsClose);
+            case MQTT:
+                return new MqttConnection(index, role, expectsClose, scenario.mqttKeepAliveSeconds());
             default:
-                throw new IllegalArgumentException("no client for --probe " + protocol + " yet");
+                throw new AssertionError(scenario.protocol);
         }
     }
 
     /** A fresh connection with this one's identity, for a retry or a reopen (a handler joins one pipeline only). */
-    abstract ClientConnection again();
+    final ClientConnection again(Scenario scenario) {
+        return create(scenario, index, role, expectsClose);
+    }
 
     /**
      * The earliest moment a correct server may close this connection, as of its last activity: from

@@ -53,10 +53,6 @@ final class Http2Connection extends ClientConnection {
         super(index, role, expectsClose);
     }
 
-    @Override
-    ClientConnection again() {
-        return new Http2Connection(index, role, expectsClose);
-    }
 
     @Override
     void addCodecs(ChannelHandlerContext ctx) {

@@ -81,10 +81,6 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
         return w;
     }
 
-    @Override
-    ClientConnection again() {
-        return new LineConnection(index, role, expectsClose);
-    }
 
     @Override
     boolean sentOverLongLine() {

@@ -18,7 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
-import dev.heartbeat.netty.CloseReason;
 import io.netty.util.Version;
 import org.HdrHistogram.Histogram;
 
@@ -249,7 +248,8 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
-        rows.add(row("closes by the reason the clients were told (servers' count)", runs, Report::closeReasons, null));
+        rows.add(row("closes by reason: as told to the clients | as the servers counted them", runs,
+                Report::closeReasons, null));
         if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
             rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
                     ? "-" : num(r.serverMetrics.rttQuantileMillis(0.5)) + " / "
@@ -302,21 +302,18 @@ final class Report {
         return rows;
     }
 
-    /** e.g. "PING_TIMEOUT 600 (600), none 20 (-)": each reason told, with the servers' own count of it. */
+    /** e.g. "PING_TIMEOUT 600 | servers: PING_TIMEOUT 600", "none 600 | servers: READER_IDLE 600" (MQTT). */
     private static String closeReasons(RunResult r) {
-        List<String> parts = new ArrayList<>();
-        r.closeReasonsJson().toldClients().forEach((reason, n) -> {
-            Long counted = "none".equals(reason) || !r.serverMetrics.hasCloses() ? null
-                    : r.serverMetrics.closes(CloseReason.valueOf(reason));
-            parts.add(reason + " " + Progress.count(n) + " ("
-                    + (counted == null ? "-" : Progress.count(counted)) + ")");
-        });
+        List<String> told = new ArrayList<>();
+        r.closeReasonsJson().toldClients().forEach((reason, n) -> told.add(reason + " " + Progress.count(n)));
+        List<String> counted = new ArrayList<>();
         r.serverMetrics.closes.forEach((reason, n) -> {
-            if (n > 0 && r.client.goodbyes(reason) == 0) {
-                parts.add(reason + " 0 (" + Progress.count(n) + ")");
+            if (n > 0) {
+                counted.add(reason + " " + Progress.count(n));
             }
         });
-        return parts.isEmpty() ? "-" : String.join(", ", parts);
+        return (told.isEmpty() ? "-" : String.join(", ", told)) + " | servers: "
+                + (!r.serverMetrics.hasCloses() ? "not read" : counted.isEmpty() ? "-" : String.join(", ", counted));
     }
 
     /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */

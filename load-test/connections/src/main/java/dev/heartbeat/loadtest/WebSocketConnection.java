@@ -43,10 +43,6 @@ final class WebSocketConnection extends ClientConnection {
         super(index, role, expectsClose);
     }
 
-    @Override
-    ClientConnection again() {
-        return new WebSocketConnection(index, role, expectsClose);
-    }
 
     @Override
     void addCodecs(ChannelHandlerContext ctx) {
