@@ -165,4 +165,19 @@ class LoadTestCommandTest {
         }
         assertTrue(found >= 4, "the edge-role and soak commands in README.md: " + found);
     }
+
+    @Test
+    void theReadmesProbeCommandsAreValidScenarios() throws IOException {
+        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*--probe [^`]*)`").matcher(readme);
+        int found = 0;
+        while (m.find()) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs(m.group(1).trim().split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertTrue(m.group(1).contains("--probe " + s.protocol), m.group(1));
+            found++;
+        }
+        assertTrue(found >= 3, "the --probe commands in README.md: " + found);
+    }
 }
