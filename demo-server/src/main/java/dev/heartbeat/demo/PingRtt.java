@@ -46,13 +46,13 @@ public final class PingRtt {
         maxNanos.accumulateAndGet(n, Math::max);
     }
 
-    /** The index of the first bucket whose bound is at least {@code nanos}. */
+    /** The index of the first bucket whose bound is at least {@code nanos}; the last one is +Inf. */
     static int bucket(long nanos) {
         double micros = nanos / NANOS_PER_MICRO;
         if (micros <= 1) {
             return 0;
         }
-        int k = (int) Math.ceil(STEPS_PER_OCTAVE * Math.log(micros) / Math.log(2) - 1e-9);
+        int k = (int) Math.min(BOUNDS, Math.ceil(STEPS_PER_OCTAVE * Math.log(micros) / Math.log(2) - 1e-9));
         while (k > 0 && bound(k - 1) >= micros) { // guard the floating point at exact bounds
             k--;
         }
