@@ -248,7 +248,7 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
-        rows.add(row("closes by reason: as told to the clients | as the servers counted them", runs,
+        rows.add(row("closes by reason: as told to the clients; as the servers counted them", runs,
                 Report::closeReasons, null));
         if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
             rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
@@ -302,7 +302,7 @@ final class Report {
         return rows;
     }
 
-    /** e.g. "PING_TIMEOUT 600 | servers: PING_TIMEOUT 600", "none 600 | servers: READER_IDLE 600" (MQTT). */
+    /** e.g. "PING_TIMEOUT 600; servers: PING_TIMEOUT 600", "none 600; servers: READER_IDLE 600" (MQTT). */
     private static String closeReasons(RunResult r) {
         List<String> told = new ArrayList<>();
         r.closeReasonsJson().toldClients().forEach((reason, n) -> told.add(reason + " " + Progress.count(n)));
@@ -312,7 +312,7 @@ final class Report {
                 counted.add(reason + " " + Progress.count(n));
             }
         });
-        return (told.isEmpty() ? "-" : String.join(", ", told)) + " | servers: "
+        return (told.isEmpty() ? "-" : String.join(", ", told)) + "; servers: "
                 + (!r.serverMetrics.hasCloses() ? "not read" : counted.isEmpty() ? "-" : String.join(", ", counted));
     }
 
