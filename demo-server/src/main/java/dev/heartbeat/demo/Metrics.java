@@ -52,7 +52,7 @@ final class Metrics {
         t.family("demo_server_info", "gauge", "The demo server's settings, as labels; the value is always 1.");
         t.sample("demo_server_info", 1, "idle_impl", config.idleImpl().toString(),
                 "policy", config.idleImpl() == ServerConfig.IdleImpl.NONE ? "none" : config.policy().toString(),
-                "transport", transport, "netty_version", nettyVersion);
+                "transport", transport, "netty_version", nettyVersion, "probe", config.protocol().toString());
 
         t.gauge("demo_connections_open", "Echo connections open now.", counters.open.sum());
         t.counter("demo_connections_accepted_total", "Echo connections accepted since start.",

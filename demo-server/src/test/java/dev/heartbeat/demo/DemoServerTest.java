@@ -168,7 +168,7 @@ class DemoServerTest {
         Map<String, Double> samples = TestSupport.parse(body);
         assertEquals(1.0, samples.get("demo_server_info{idle_impl=\"heartbeat\",policy=\"close\",transport=\""
                 + server.transport() + "\",netty_version=\"" + io.netty.util.Version.identify().get("netty-common")
-                        .artifactVersion() + "\"}"));
+                        .artifactVersion() + "\",probe=\"line\"}"));
         for (String reason : List.of("reader_idle", "writer_idle", "all_idle", "ping_timeout", "max_line")) {
             assertTrue(samples.containsKey("demo_connections_closed_total{reason=\"" + reason + "\"}"), reason);
         }

@@ -467,7 +467,12 @@ final class TcpCoordinator {
     }
 
     private void requireMatchingTarget(String impl, Map<String, String> info) {
-        String policy = plan.scenario.policy.toString();
+        String policy = plan.scenario.serverPolicy().toString();
+        String probe = info.getOrDefault("probe", "line"); // servers from before --probe serve lines
+        if (!plan.scenario.protocol.toString().equals(probe)) {
+            throw new IllegalArgumentException("--target servers serve --probe " + probe + ", not "
+                    + plan.scenario.protocol + ": give --probe " + probe);
+        }
         if (!impl.equals(info.get("idle_impl"))) {
             throw new IllegalArgumentException("--target servers run idle-impl " + info.get("idle_impl") + ", not "
                     + impl + ": give --compare " + info.get("idle_impl"));
