@@ -228,12 +228,12 @@ public final class EchoPipeline implements AutoCloseable {
 
     private Consumer<ChannelPipeline> mqtt() {
         IdleHandling idle = idle(null, null); // the server never pings: --policy close, until CONNECT
+        ChannelHandler keepAlive = idle.mqttKeepAlive(); // 1.5 x the Keep Alive from CONNECT on; sharable
         MqttEcho echo = new MqttEcho(counters);
         return p -> {
             idle.addTo(p, false);
             p.addLast("mqtt-decoder", new MqttDecoder(MAX_HTTP_BYTES));
             p.addLast("mqtt-encoder", MqttEncoder.INSTANCE);
-            ChannelHandler keepAlive = idle.mqttKeepAlive(); // 1.5 x the Keep Alive from CONNECT on
             if (keepAlive != null) {
                 p.addLast("mqtt-keep-alive", keepAlive);
             }

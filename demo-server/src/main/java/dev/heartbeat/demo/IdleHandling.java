@@ -71,8 +71,9 @@ abstract class IdleHandling {
     abstract void startPings(Channel channel);
 
     /**
-     * MQTT's keep-alive handler, for right after {@code MqttDecoder}: it switches the idle handler to
-     * 1.5 x the client's Keep Alive at CONNECT. Null without idle handling.
+     * A new MQTT keep-alive handler, for right after {@code MqttDecoder}: it switches the idle handler
+     * to 1.5 x the client's Keep Alive at CONNECT. Sharable: make one per server (it loads the MQTT
+     * codec's classes). Null without idle handling.
      */
     abstract ChannelHandler mqttKeepAlive();
 
@@ -92,7 +93,6 @@ abstract class IdleHandling {
         private final HeartbeatConfig main;
         private final HeartbeatConfig untilSetUp;
         private final RttSampler sampler; // null unless pinging with a probe that matches answers
-        private volatile MqttKeepAlive mqtt;
 
         Heartbeat(ServerConfig config, HeartbeatMonitor monitor, PingRtt rtt, Probe probe,
                 Predicate<Object> mayAnswer) {
@@ -138,12 +138,7 @@ abstract class IdleHandling {
 
         @Override
         ChannelHandler mqttKeepAlive() {
-            MqttKeepAlive m = mqtt;
-            if (m == null) { // made on first use: it loads the MQTT codec's classes
-                m = MqttKeepAlive.builder(monitor).handlerName(IDLE).build();
-                mqtt = m;
-            }
-            return m;
+            return MqttKeepAlive.builder(monitor).handlerName(IDLE).build();
         }
     }
 
@@ -154,7 +149,6 @@ abstract class IdleHandling {
         private final Probe probe;
         private final ChannelHandler closeOnIdle;
         private final ChannelHandler countEvents;
-        private volatile ChannelHandler mqtt;
 
         Netty(ServerConfig config, DemoCounters counters, PingRtt rtt, Probe probe) {
             super(config);
@@ -190,12 +184,7 @@ abstract class IdleHandling {
 
         @Override
         ChannelHandler mqttKeepAlive() {
-            ChannelHandler m = mqtt;
-            if (m == null) {
-                m = new NettyIdlePolicies.MqttKeepAliveSwitch(IDLE, IDLE_POLICY);
-                mqtt = m;
-            }
-            return m;
+            return new NettyIdlePolicies.MqttKeepAliveSwitch(IDLE, IDLE_POLICY);
         }
 
         private static IdleStateHandler idleState(Duration readerIdle) {
