@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import dev.heartbeat.netty.AckMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,12 +23,23 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
-            "A Netty echo server over newline-delimited text lines, for trying Heartbeat (one shared timing "
-                    + "wheel for idle connections) against Netty's IdleStateHandler.",
+            "A Netty echo server, for trying Heartbeat (one shared timing wheel for idle connections) against "
+                    + "Netty's IdleStateHandler, over one of four protocols (--probe).",
             "",
-            "Every line is echoed back; a line PING is answered PONG. In ping mode the server itself sends PING "
-                    + "to silent clients, and any line counts as the answer. A line longer than --max-line "
+            "line: every line is echoed back; a line PING is answered PONG. In ping mode the server itself sends "
+                    + "PING to silent clients, and any line counts as the answer. A line longer than --max-line "
                     + "closes the connection.",
+            "websocket: an HTTP upgrade at /ws, then text and binary frames echoed; pings are Ping frames, answered "
+                    + "by the Pong with the same data (--ack-mode).",
+            "http2: HTTP/2 over cleartext with prior knowledge; each stream's DATA is echoed on that stream; pings are "
+                    + "PING frames, answered by the PING ACK with the same data (--ack-mode).",
+            "mqtt: a minimal MQTT 3.1.1 broker: CONNECT -> CONNACK, PINGREQ -> PINGRESP, PUBLISH (QoS 0) echoed to its "
+                    + "sender, DISCONNECT closes. The server never pings: a client silent for 1.5 x the Keep Alive of "
+                    + "its CONNECT is closed (needs --policy close; --idle-timeout is the deadline for CONNECT).",
+            "",
+            "Before every close for idleness the server says why, with the protocol's goodbye: the line 'BYE "
+                    + "<REASON>', a WebSocket Close frame 1001 with the reason as its text, an HTTP/2 GOAWAY with the "
+                    + "reason as debug data (MQTT 3.1.1 has no server goodbye). REASON is READER_IDLE or PING_TIMEOUT.",
             "",
             "HTTP on --metrics-port: GET /metrics (Prometheus text), GET /healthz, POST /debug/gc (runs "
                     + "System.gc() twice, returns {\"heap_used_bytes\": N, \"connections\": M}).",
@@ -52,9 +64,22 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--idle-impl", paramLabel = "IMPL", defaultValue = "heartbeat", converter = ImplConverter.class,
             description = "Who watches idle connections: heartbeat (the shared wheel), netty (Netty's "
-                    + "IdleStateHandler per connection plus a handler with the same policy, for A/B runs) or none. "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "IdleStateHandler per connection plus a handler with the same policy, for A/B runs; with every "
+                    + "--probe: it writes the probe's own ping on the reader-idle event, and any input answers it) "
+                    + "or none. Default: ${DEFAULT-VALUE}.")
     ServerConfig.IdleImpl idleImpl;
+
+    @Option(names = "--probe", paramLabel = "PROTOCOL", defaultValue = "line", converter = ProtocolConverter.class,
+            description = "The protocol on --port, and the ping Heartbeat sends with --policy ping: line, websocket "
+                    + "(path /ws), http2 (h2c, prior knowledge) or mqtt (see above). Default: ${DEFAULT-VALUE}.")
+    ServerConfig.Protocol protocol;
+
+    @Option(names = "--ack-mode", paramLabel = "MODE", converter = AckModeConverter.class,
+            description = "Ping policy, Heartbeat: what answers a ping. any_inbound (any input), matched_only (only "
+                    + "the answer carrying the ping's token: --probe websocket or http2) or matched_extends (only "
+                    + "that answer, other input pushing the deadline out). Default: matched_only for websocket and "
+                    + "http2, any_inbound for line.")
+    AckMode ackMode;
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "close", converter = PolicyConverter.class,
             description = "What happens to an idle connection: close (closed after --idle-timeout without input), "
@@ -149,7 +174,9 @@ final class DemoCommand implements Callable<Integer> {
                 .maxLine(maxLine)
                 .transport(transport)
                 .tick(tick)
-                .workerHost(workerHost);
+                .workerHost(workerHost)
+                .protocol(protocol)
+                .ackMode(ackMode);
         if (metricsPort == 0) {
             b.metricsDisabled();
         } else {
@@ -240,6 +267,18 @@ final class DemoCommand implements Callable<Integer> {
     static final class PolicyConverter extends LowerCaseEnumConverter<ServerConfig.Policy> {
         PolicyConverter() {
             super(ServerConfig.Policy.class);
+        }
+    }
+
+    static final class ProtocolConverter extends LowerCaseEnumConverter<ServerConfig.Protocol> {
+        ProtocolConverter() {
+            super(ServerConfig.Protocol.class);
+        }
+    }
+
+    static final class AckModeConverter extends LowerCaseEnumConverter<AckMode> {
+        AckModeConverter() {
+            super(AckMode.class);
         }
     }
 

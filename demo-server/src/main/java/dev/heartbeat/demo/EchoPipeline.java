@@ -5,23 +5,35 @@
 package dev.heartbeat.demo;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
-import dev.heartbeat.netty.HeartbeatConfig;
+import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.HeartbeatMonitor;
+import dev.heartbeat.netty.Probe;
+import dev.heartbeat.netty.Probes;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LineBasedFrameDecoder;
-import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
- * The demo server's per-connection pipeline, independent of the transport: the idle handling that
- * {@link ServerConfig#idleImpl()} selects, newline framing and the echo. {@link DemoServer} puts it
- * behind TCP; the load test puts the very same pipeline behind Netty's in-JVM local transport, so both
- * measure one server.
+ * The demo server's per-connection pipeline, independent of the transport: the protocol that
+ * {@link ServerConfig#protocol()} selects ({@code --probe}: lines, WebSocket, HTTP/2 or MQTT), with
+ * the idle handling that {@link ServerConfig#idleImpl()} selects where that protocol needs it, and
+ * the echo. {@link DemoServer} puts it behind TCP; the load test puts the very same pipeline behind
+ * Netty's in-JVM local transport, so both measure one server.
  *
  * <pre>{@code
  * try (EchoPipeline echo = EchoPipeline.create(config, workers.next())) { // starts the Heartbeat worker
@@ -31,33 +43,37 @@ import io.netty.util.concurrent.EventExecutor;
  * }                                                                  // stops the worker
  * }</pre>
  *
+ * <table>
+ * <caption>Pipelines</caption>
+ * <tr><th>--probe</th><th>pipeline (idle: Heartbeat's handler, or IdleStateHandler and its policy)</th></tr>
+ * <tr><td>line</td><td>idle, LineBasedFrameDecoder, {@link LineHandler}</td></tr>
+ * <tr><td>websocket</td><td>HttpServerCodec, HttpObjectAggregator, idle, WebSocketServerProtocolHandler
+ *     ({@code /ws}), {@link WebSocketEcho}</td></tr>
+ * <tr><td>http2</td><td>Http2FrameCodec (h2c, prior knowledge), idle, {@link Http2Echo}</td></tr>
+ * <tr><td>mqtt</td><td>idle (until CONNECT: {@code --idle-timeout}), MqttDecoder, MqttEncoder, the keep-alive
+ *     rule ({@code MqttKeepAlive}: 1.5 x the Keep Alive of CONNECT), {@link MqttEcho}</td></tr>
+ * </table>
+ *
  * <p>Thread-safe; the initializer is shared by every accepted channel. Only the settings of the idle
- * handling and {@link ServerConfig#maxLine()} are used; host, ports and threads are the caller's.
+ * handling, the protocol and {@link ServerConfig#maxLine()} are used; host, ports and threads are the
+ * caller's.
  */
 public final class EchoPipeline implements AutoCloseable {
 
+    /** The largest HTTP request (the WebSocket upgrade), WebSocket frame and MQTT packet the server takes. */
+    private static final int MAX_HTTP_BYTES = 64 * 1024;
+
     private final ServerConfig config;
     private final DemoCounters counters = new DemoCounters();
+    private final PingRtt pingRtt = new PingRtt();
     private final HeartbeatMonitor monitor; // null unless the idle impl is heartbeat
+    private final boolean ownsMonitor;
     private final ChannelInitializer<Channel> initializer;
 
-    private EchoPipeline(ServerConfig config, EventExecutor host) {
+    private EchoPipeline(ServerConfig config, HeartbeatMonitor monitor, boolean ownsMonitor) {
         this.config = config;
-        if (config.idleImpl() == ServerConfig.IdleImpl.HEARTBEAT) {
-            HeartbeatMonitor.Builder b = HeartbeatMonitor.builder();
-            if (config.tick() != null) {
-                b.tick(config.tick());
-            }
-            if (config.workerHost() == ServerConfig.WorkerHost.LOOP) {
-                if (host == null) {
-                    throw new IllegalArgumentException("worker-host=loop needs an event loop to host the cycles");
-                }
-                b.hostedBy(host);
-            }
-            this.monitor = b.build().startWorker();
-        } else {
-            this.monitor = null;
-        }
+        this.monitor = monitor;
+        this.ownsMonitor = ownsMonitor;
         this.initializer = newInitializer();
     }
 
@@ -69,7 +85,33 @@ public final class EchoPipeline implements AutoCloseable {
      * @throws IllegalArgumentException if the settings ask for a host loop and none is given
      */
     public static EchoPipeline create(ServerConfig config, EventExecutor host) {
-        return new EchoPipeline(config, host);
+        if (config.idleImpl() != ServerConfig.IdleImpl.HEARTBEAT) {
+            return new EchoPipeline(config, null, false);
+        }
+        HeartbeatMonitor.Builder b = HeartbeatMonitor.builder();
+        if (config.tick() != null) {
+            b.tick(config.tick());
+        }
+        if (config.workerHost() == ServerConfig.WorkerHost.LOOP) {
+            if (host == null) {
+                throw new IllegalArgumentException("worker-host=loop needs an event loop to host the cycles");
+            }
+            b.hostedBy(host);
+        }
+        return new EchoPipeline(config, b.build().startWorker(), true);
+    }
+
+    /**
+     * The pipeline with a monitor of the caller's (tests: a monitor on a manual ticker, run with
+     * {@code runOnce()}); {@link #close} leaves it running.
+     *
+     * @throws IllegalArgumentException unless the settings say {@code --idle-impl heartbeat}
+     */
+    static EchoPipeline withMonitor(ServerConfig config, HeartbeatMonitor monitor) {
+        if (config.idleImpl() != ServerConfig.IdleImpl.HEARTBEAT) {
+            throw new IllegalArgumentException("a monitor serves --idle-impl heartbeat only, not " + config.idleImpl());
+        }
+        return new EchoPipeline(config, monitor, false);
     }
 
     /** The child handler of a {@code ServerBootstrap}: sets up each accepted channel's pipeline. */
@@ -82,12 +124,17 @@ public final class EchoPipeline implements AutoCloseable {
         return counters;
     }
 
+    /** The round-trip times of the server's pings. */
+    public PingRtt pingRtt() {
+        return pingRtt;
+    }
+
     /** The Heartbeat monitor, or null unless the idle impl is heartbeat. */
     public HeartbeatMonitor monitor() {
         return monitor;
     }
 
-    /** PING lines written to silent clients (ping policy), by either idle impl. */
+    /** Pings written to silent clients (ping policy), by either idle impl. */
     public long pingsSent() {
         return monitor == null ? counters.pingsSent.sum() : monitor.stats().pingsSent();
     }
@@ -98,6 +145,15 @@ public final class EchoPipeline implements AutoCloseable {
                 : monitor.stats().closedTotal();
     }
 
+    /** Connections closed for {@code reason}, by either idle impl (the netty impl closes for two reasons only). */
+    public long closedFor(CloseReason reason) {
+        if (monitor != null) {
+            return monitor.stats().closed(reason);
+        }
+        return reason == CloseReason.READER_IDLE ? counters.closedReaderIdle.sum()
+                : reason == CloseReason.PING_TIMEOUT ? counters.closedPingTimeout.sum() : 0;
+    }
+
     /** The settings. */
     public ServerConfig config() {
         return config;
@@ -105,61 +161,94 @@ public final class EchoPipeline implements AutoCloseable {
 
     /** One initializer for all connections; the handlers without per-connection state are shared too. */
     private ChannelInitializer<Channel> newInitializer() {
-        LineHandler lines = new LineHandler(counters);
-        ServerConfig.IdleImpl impl = config.idleImpl();
-        ServerConfig.Policy policy = config.policy();
-        HeartbeatConfig heartbeat = impl == ServerConfig.IdleImpl.HEARTBEAT ? heartbeatConfig() : null;
-        ChannelHandler sharedNettyPolicy = impl != ServerConfig.IdleImpl.NETTY ? null
-                : policy == ServerConfig.Policy.CLOSE ? new NettyIdlePolicies.CloseOnIdle(counters)
-                : policy == ServerConfig.Policy.EVENT ? new NettyIdlePolicies.CountEvents(counters)
-                : null; // ping: one per channel
-        long nettyReaderIdleNanos = (policy == ServerConfig.Policy.PING ? config.pingInterval() : config.idleTimeout())
-                .toNanos();
-        long pingTimeoutNanos = config.pingTimeout().toNanos();
-        int maxMissedPings = config.maxMissedPings();
-        int maxLine = config.maxLine();
-        HeartbeatMonitor heartbeatMonitor = monitor;
+        Consumer<ChannelPipeline> protocol;
+        switch (config.protocol()) {
+            case LINE:
+                protocol = line();
+                break;
+            case WEBSOCKET:
+                protocol = webSocket();
+                break;
+            case HTTP2:
+                protocol = http2();
+                break;
+            case MQTT:
+                protocol = mqtt();
+                break;
+            default:
+                throw new AssertionError(config.protocol());
+        }
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ChannelPipeline p = ch.pipeline();
-                if (heartbeat != null) {
-                    p.addLast("idle", heartbeatMonitor.newHandler(heartbeat));
-                } else if (impl == ServerConfig.IdleImpl.NETTY) {
-                    p.addLast("idle", new IdleStateHandler(false, nettyReaderIdleNanos, 0, 0, TimeUnit.NANOSECONDS));
-                    p.addLast("idle-policy", sharedNettyPolicy != null ? sharedNettyPolicy
-                            : new NettyIdlePolicies.PingOnIdle(counters, pingTimeoutNanos, maxMissedPings));
-                }
-                p.addLast("framer", new LineBasedFrameDecoder(maxLine, true, true));
-                p.addLast("lines", lines);
+                protocol.accept(ch.pipeline());
             }
         };
     }
 
-    private HeartbeatConfig heartbeatConfig() {
-        switch (config.policy()) {
-            case CLOSE:
-                return HeartbeatConfig.closeWhenIdle().readerIdle(config.idleTimeout()).build();
-            case EVENT:
-                return HeartbeatConfig.events().readerIdle(config.idleTimeout()).build();
-            case PING:
-                return HeartbeatConfig.ping(ch -> LineHandler.pingLine())
-                        .interval(config.pingInterval())
-                        .timeout(config.pingTimeout())
-                        .maxMissedPings(config.maxMissedPings())
-                        .build();
-            default:
-                throw new AssertionError(config.policy());
-        }
+    private IdleHandling idle(Probe probe, Predicate<Object> mayAnswer) {
+        return IdleHandling.create(config, monitor, counters, pingRtt, probe, mayAnswer);
+    }
+
+    private Consumer<ChannelPipeline> line() {
+        IdleHandling idle = idle(Probes.of(ch -> LineHandler.pingLine()), null);
+        LineHandler lines = new LineHandler(counters);
+        int maxLine = config.maxLine();
+        return p -> {
+            idle.addTo(p, false);
+            p.addLast("framer", new LineBasedFrameDecoder(maxLine, true, true));
+            p.addLast("echo", lines);
+        };
+    }
+
+    private Consumer<ChannelPipeline> webSocket() {
+        IdleHandling idle = idle(Probes.webSocket(), PongWebSocketFrame.class::isInstance);
+        WebSocketEcho echo = new WebSocketEcho(counters, idle);
+        // Pongs are dropped by the protocol handler (its default): the idle handler goes before it.
+        WebSocketServerProtocolConfig ws = WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(ServerConfig.WEBSOCKET_PATH).maxFramePayloadLength(MAX_HTTP_BYTES).build();
+        return p -> {
+            p.addLast("http", new HttpServerCodec());
+            p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_BYTES));
+            idle.addTo(p, true);
+            p.addLast("ws", new WebSocketServerProtocolHandler(ws));
+            p.addLast("echo", echo);
+        };
+    }
+
+    private Consumer<ChannelPipeline> http2() {
+        IdleHandling idle = idle(Probes.http2(), m -> m instanceof Http2PingFrame ping && ping.ack());
+        Http2Echo echo = new Http2Echo(counters);
+        return p -> {
+            p.addLast("h2", Http2FrameCodecBuilder.forServer().build()); // h2c: the client's preface comes first
+            idle.addTo(p, false); // after the codec: sees the PING ACK frames
+            p.addLast("echo", echo);
+        };
+    }
+
+    private Consumer<ChannelPipeline> mqtt() {
+        IdleHandling idle = idle(null, null); // the server never pings: --policy close, until CONNECT
+        ChannelHandler keepAlive = idle.mqttKeepAlive(); // 1.5 x the Keep Alive from CONNECT on; sharable
+        MqttEcho echo = new MqttEcho(counters);
+        return p -> {
+            idle.addTo(p, false);
+            p.addLast("mqtt-decoder", new MqttDecoder(MAX_HTTP_BYTES));
+            p.addLast("mqtt-encoder", MqttEncoder.INSTANCE);
+            if (keepAlive != null) {
+                p.addLast("mqtt-keep-alive", keepAlive);
+            }
+            p.addLast("echo", echo);
+        };
     }
 
     /**
-     * Stops the Heartbeat worker (if any) within the timeout; channels are left as they are.
+     * Stops the Heartbeat worker (if this pipeline started one) within the timeout; channels are left
+     * as they are.
      *
      * @return whether the worker stopped in time (always true without one)
      */
     public boolean close(Duration timeout) {
-        return monitor == null || monitor.close(timeout);
+        return monitor == null || !ownsMonitor || monitor.close(timeout);
     }
 
     /** Stops the Heartbeat worker, if any, waiting a bounded time. */

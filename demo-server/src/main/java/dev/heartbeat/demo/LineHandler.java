@@ -4,21 +4,18 @@
  */
 package dev.heartbeat.demo;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.Map;
 
+import dev.heartbeat.netty.CloseReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The echo protocol, after {@code LineBasedFrameDecoder}: each line (a {@code ByteBuf} without its
@@ -27,23 +24,28 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bytes are echoed as they came: a line that is not valid UTF-8 is counted, not refused. A line
  * over the limit is answered {@code ERR line too long}, counted and the connection closed; any other
- * exception is counted and closes only its own connection.
+ * exception is counted and closes only its own connection. Before a close for idleness the server
+ * writes {@code BYE <REASON>} ({@code BYE PING_TIMEOUT}, say).
  */
 @ChannelHandler.Sharable
-final class LineHandler extends ChannelInboundHandlerAdapter {
-
-    private static final Logger LOG = LoggerFactory.getLogger(LineHandler.class);
+final class LineHandler extends EchoHandler {
 
     private static final ByteBuf NEWLINE = constant("\n");
     private static final ByteBuf PONG = constant("PONG\n");
     private static final ByteBuf TOO_LONG = constant("ERR line too long\n");
     /** The server's ping in ping mode. */
     static final ByteBuf PING_LINE = constant("PING\n");
+    /** The goodbye line of each close reason, {@code BYE READER_IDLE} and so on. */
+    private static final Map<CloseReason, ByteBuf> BYE = new EnumMap<>(CloseReason.class);
 
-    private final DemoCounters counters;
+    static {
+        for (CloseReason r : CloseReason.values()) {
+            BYE.put(r, constant(goodbye(r) + "\n"));
+        }
+    }
 
     LineHandler(DemoCounters counters) {
-        this.counters = counters;
+        super(counters);
     }
 
     private static ByteBuf constant(String s) {
@@ -56,17 +58,14 @@ final class LineHandler extends ChannelInboundHandlerAdapter {
         return PING_LINE.duplicate();
     }
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        counters.accepted.increment();
-        counters.open.increment();
-        ctx.fireChannelActive();
+    /** The goodbye line for a close reason, without its newline: {@code BYE PING_TIMEOUT}. */
+    static String goodbye(CloseReason reason) {
+        return "BYE " + reason.name();
     }
 
     @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        counters.open.decrement();
-        ctx.fireChannelInactive();
+    void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+        ctx.writeAndFlush(BYE.get(reason).duplicate(), ctx.voidPromise());
     }
 
     @Override
@@ -98,47 +97,13 @@ final class LineHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush(); // one flush per read batch, not per line
-        ctx.fireChannelReadComplete();
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        // A client that sends but does not read: stop reading until its echoes drain, so its
-        // pending writes cannot grow without bound.
-        Channel ch = ctx.channel();
-        ch.config().setAutoRead(ch.isWritable());
-        ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent) {
-            return; // the event policy: already counted by the monitor or the A/B handler
-        }
-        ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
-    @SuppressWarnings("deprecation") // deprecated in ChannelHandler, current in ChannelInboundHandler
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Channel ch = ctx.channel();
-        if (!ch.isOpen()) {
-            return; // already closing: count each connection once
-        }
+    boolean handle(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException) {
             counters.closedMaxLine.increment();
             ctx.writeAndFlush(TOO_LONG.duplicate(), ctx.voidPromise());
             ctx.close();
-            return;
+            return true;
         }
-        counters.connectionErrors.increment();
-        if (cause instanceof IOException) {
-            LOG.debug("{}: {}", ch, cause.toString()); // resets and the like: routine with many clients
-        } else {
-            LOG.warn("{}: closing after an unexpected exception", ch, cause);
-        }
-        ctx.close();
+        return false;
     }
 }

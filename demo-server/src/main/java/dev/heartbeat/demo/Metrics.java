@@ -57,11 +57,14 @@ final class Metrics {
     /** Held here because meters hold their sources weakly. */
     private final List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
     private final List<MemoryPoolMXBean> pools = ManagementFactory.getMemoryPoolMXBeans();
+    /** The ping round trips the server measured, as its own histogram family (see {@link PingRtt}). */
+    private final PingRtt pingRtt;
 
     /**
      * @param monitor the Heartbeat monitor, or null unless {@code --idle-impl heartbeat}
      */
-    Metrics(ServerConfig config, String transport, DemoCounters counters, HeartbeatMonitor monitor) {
+    Metrics(ServerConfig config, String transport, DemoCounters counters, HeartbeatMonitor monitor, PingRtt pingRtt) {
+        this.pingRtt = pingRtt;
         info(config, transport);
         demo(counters, monitor);
         if (monitor != null) {
@@ -76,7 +79,7 @@ final class Metrics {
 
     /** The whole exposition, current as of now. */
     String scrape() {
-        return registry.scrape(CONTENT_TYPE);
+        return registry.scrape(CONTENT_TYPE) + pingRtt.exposition();
     }
 
     private void info(ServerConfig config, String transport) {
@@ -86,7 +89,8 @@ final class Metrics {
                 .tags("idle_impl", config.idleImpl().toString(),
                         "policy", config.idleImpl() == ServerConfig.IdleImpl.NONE ? "none" : config.policy().toString(),
                         "transport", transport,
-                        "netty_version", v == null ? "unknown" : v.artifactVersion())
+                        "netty_version", v == null ? "unknown" : v.artifactVersion(),
+                        "probe", config.protocol().toString())
                 .register(registry);
     }
 

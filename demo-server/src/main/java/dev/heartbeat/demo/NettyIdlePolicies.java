@@ -6,17 +6,25 @@ package dev.heartbeat.demo;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.heartbeat.netty.CloseReason;
+import dev.heartbeat.netty.HeartbeatCloseEvent;
+import dev.heartbeat.netty.Probe;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * The {@code --idle-impl netty} baseline: the handlers that go right after Netty's
  * {@code IdleStateHandler} (reader idle only) and give it the semantics of Heartbeat's policies,
- * counting into the same {@link DemoCounters} so both impls show the same metrics.
+ * counting into the same {@link DemoCounters} so both impls show the same metrics, and firing
+ * Heartbeat's own {@link HeartbeatCloseEvent} before each close, so the protocols' goodbyes are the
+ * same too.
  */
 final class NettyIdlePolicies {
 
@@ -37,7 +45,7 @@ final class NettyIdlePolicies {
             if (evt instanceof IdleStateEvent) {
                 if (((IdleStateEvent) evt).state() == IdleState.READER_IDLE && ctx.channel().isOpen()) {
                     counters.closedReaderIdle.increment();
-                    ctx.close();
+                    close(ctx, CloseReason.READER_IDLE);
                 }
                 return;
             }
@@ -73,27 +81,41 @@ final class NettyIdlePolicies {
         }
     }
 
+    /** Says why (the event goes to the handlers after this one), then closes. */
+    private static void close(ChannelHandlerContext ctx, CloseReason reason) {
+        ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
+        ctx.close();
+    }
+
     /**
      * Ping policy, one per channel, as Heartbeat's: {@code IdleStateHandler} fires reader idle after
-     * {@code interval} without a read; then PING is written and awaits an answer (any read) for
-     * {@code timeout}. Each unanswered ping counts as missed; on the {@code maxMissedPings}-th the
-     * channel is closed, otherwise another PING is written. Placed before the line decoder, so any
-     * inbound bytes answer, as with Heartbeat.
+     * {@code interval} without a read; then the probe's ping (a PING line, a WebSocket Ping, an HTTP/2
+     * PING) is written and awaits an answer (any read) for {@code timeout}. Each unanswered ping counts
+     * as missed; on the {@code maxMissedPings}-th the channel is closed, otherwise another ping is
+     * written. Placed where Heartbeat's handler goes (before the line decoder, before the WebSocket
+     * protocol handler, after the HTTP/2 codec), so any inbound message answers, as with Heartbeat's
+     * {@code ANY_INBOUND}. The time from a ping to the read that answered it goes to {@link PingRtt}.
      */
     static final class PingOnIdle extends ChannelInboundHandlerAdapter implements Runnable {
         private final DemoCounters counters;
         private final long timeoutNanos;
         private final int maxMissedPings;
+        private final Probe probe;
+        private final PingRtt rtt;
 
         private ChannelHandlerContext ctx;
         private boolean awaitingAnswer;
         private int missed;
         private ScheduledFuture<?> answerDeadline;
+        private long token;
+        private long pingWrittenAt;
 
-        PingOnIdle(DemoCounters counters, long timeoutNanos, int maxMissedPings) {
+        PingOnIdle(DemoCounters counters, long timeoutNanos, int maxMissedPings, Probe probe, PingRtt rtt) {
             this.counters = counters;
             this.timeoutNanos = timeoutNanos;
             this.maxMissedPings = maxMissedPings;
+            this.probe = probe;
+            this.rtt = rtt;
         }
 
         @Override
@@ -104,6 +126,7 @@ final class NettyIdlePolicies {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (awaitingAnswer) {
+                rtt.record(System.nanoTime() - pingWrittenAt);
                 answered();
             }
             ctx.fireChannelRead(msg);
@@ -139,15 +162,23 @@ final class NettyIdlePolicies {
             if (++missed >= maxMissedPings) {
                 awaitingAnswer = false;
                 counters.closedPingTimeout.increment();
-                ctx.close();
+                close(ctx, CloseReason.PING_TIMEOUT);
             } else {
                 sendPing();
             }
         }
 
         private void sendPing() {
+            Object ping;
+            try {
+                ping = probe.newPing(ctx, token++);
+            } catch (Exception e) {
+                ctx.fireExceptionCaught(e);
+                return;
+            }
             counters.pingsSent.increment();
-            ctx.channel().writeAndFlush(LineHandler.pingLine(), ctx.channel().voidPromise());
+            pingWrittenAt = System.nanoTime();
+            ctx.channel().writeAndFlush(ping, ctx.channel().voidPromise()); // from the tail: every encoder sees it
             answerDeadline = ctx.executor().schedule(this, timeoutNanos, TimeUnit.NANOSECONDS);
         }
 
@@ -159,6 +190,43 @@ final class NettyIdlePolicies {
                 answerDeadline = null;
                 deadline.cancel(false);
             }
+        }
+    }
+
+    /**
+     * MQTT's keep-alive rule for the netty impl, right after {@code MqttDecoder}, as Heartbeat's
+     * {@code MqttKeepAlive}: on the first CONNECT it replaces the channel's {@code IdleStateHandler}
+     * (the deadline for CONNECT) by one that fires after {@link ServerConfig#MQTT_MULTIPLIER} times the
+     * Keep Alive without a read, for the {@link CloseOnIdle} after it; Keep Alive 0 removes both (no
+     * timeout, as the specification says). Then it removes itself. Sharable.
+     */
+    @ChannelHandler.Sharable
+    static final class MqttKeepAliveSwitch extends ChannelInboundHandlerAdapter {
+        private static final double NANOS_PER_SECOND = 1e9;
+
+        private final String idleName;
+        private final String policyName;
+
+        MqttKeepAliveSwitch(String idleName, String policyName) {
+            this.idleName = idleName;
+            this.policyName = policyName;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof MqttConnectMessage connect && connect.decoderResult().isSuccess()) {
+                ChannelPipeline p = ctx.pipeline();
+                p.remove(this);
+                int keepAlive = connect.variableHeader().keepAliveTimeSeconds();
+                if (keepAlive > 0) {
+                    long nanos = (long) Math.ceil(keepAlive * ServerConfig.MQTT_MULTIPLIER * NANOS_PER_SECOND);
+                    p.replace(idleName, idleName, new IdleStateHandler(false, nanos, 0, 0, TimeUnit.NANOSECONDS));
+                } else {
+                    p.remove(idleName);
+                    p.remove(policyName);
+                }
+            }
+            ctx.fireChannelRead(msg);
         }
     }
 }

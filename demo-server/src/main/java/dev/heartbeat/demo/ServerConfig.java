@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
+import dev.heartbeat.netty.AckMode;
+import dev.heartbeat.netty.MqttKeepAlive;
+
 /**
  * The demo server's settings: immutable, validated by {@link Builder#build()}. The command line
  * ({@link DemoCommand}) builds one; tests build one directly, with port 0 for OS-chosen ports.
@@ -57,6 +60,42 @@ public final class ServerConfig {
         }
     }
 
+    /**
+     * The protocol served on the echo port (the flag is {@code --probe}: it also picks the probe
+     * Heartbeat pings silent clients with).
+     */
+    public enum Protocol {
+        /** Newline-delimited lines; pinged with a {@code PING} line, any input answers. */
+        LINE(AckMode.ANY_INBOUND),
+        /** WebSocket at {@code /ws}, frames echoed; pinged with Ping frames whose Pong must match. */
+        WEBSOCKET(AckMode.MATCHED_ONLY),
+        /** HTTP/2 cleartext with prior knowledge, each stream's DATA echoed; pinged with PING frames. */
+        HTTP2(AckMode.MATCHED_ONLY),
+        /** A minimal MQTT 3.1.1 broker; never pings: the client's Keep Alive rules idleness. */
+        MQTT(null);
+
+        private final AckMode defaultAckMode;
+
+        Protocol(AckMode defaultAckMode) {
+            this.defaultAckMode = defaultAckMode;
+        }
+
+        /** Whether the server pings on this protocol (MQTT servers may not). */
+        public boolean pings() {
+            return defaultAckMode != null;
+        }
+
+        /** Whether its pings carry a token the answer must echo, so that a matched ack mode can work. */
+        public boolean matchesAnswers() {
+            return defaultAckMode != null && defaultAckMode.needsMatching();
+        }
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     /** The Netty transport. */
     public enum Transport {
         /** epoll when available, else NIO. */
@@ -72,6 +111,8 @@ public final class ServerConfig {
         }
     }
 
+    /** The path of the WebSocket ({@code --probe websocket}). */
+    public static final String WEBSOCKET_PATH = "/ws";
     /** Default TCP port of the echo server: below Linux's ephemeral range (32768-60999). */
     public static final int DEFAULT_PORT = 7000;
     /** Default port of the HTTP metrics endpoint. */
@@ -86,6 +127,8 @@ public final class ServerConfig {
     public static final int DEFAULT_MAX_MISSED_PINGS = 3;
 
     private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    /** MQTT's keep-alive rule: a client silent this many times its Keep Alive is closed. */
+    static final double MQTT_MULTIPLIER = MqttKeepAlive.DEFAULT_MULTIPLIER;
 
     private final String host;
     private final int port;
@@ -102,6 +145,8 @@ public final class ServerConfig {
     private final int workerThreads;
     private final Duration tick;
     private final WorkerHost workerHost;
+    private final Protocol protocol;
+    private final AckMode ackMode; // null: the protocol's default
 
     private ServerConfig(Builder b) {
         this.host = b.host;
@@ -119,6 +164,8 @@ public final class ServerConfig {
         this.workerThreads = b.workerThreads;
         this.tick = b.tick;
         this.workerHost = b.workerHost;
+        this.protocol = b.protocol;
+        this.ackMode = b.ackMode;
     }
 
     /** A builder with every default. */
@@ -190,6 +237,20 @@ public final class ServerConfig {
         return workerHost;
     }
 
+    /** The protocol served on the echo port ({@code --probe}). */
+    public Protocol protocol() {
+        return protocol;
+    }
+
+    /**
+     * What settles Heartbeat's pings: the one set, else the protocol's default ({@code MATCHED_ONLY}
+     * for WebSocket and HTTP/2, {@code ANY_INBOUND} for lines); {@code ANY_INBOUND} for MQTT, which
+     * has no server pings.
+     */
+    public AckMode ackMode() {
+        return ackMode != null ? ackMode : protocol.pings() ? protocol.defaultAckMode : AckMode.ANY_INBOUND;
+    }
+
     /** The Heartbeat wheel tick, or null for the library's default. */
     public Duration tick() {
         return tick;
@@ -197,15 +258,26 @@ public final class ServerConfig {
 
     /** The idle settings as the startup line shows them, e.g. "policy=close, idle-timeout=30s". */
     String idleSummary() {
+        String probe = protocol == Protocol.LINE ? "" : "probe=" + protocol + ", ";
         if (idleImpl == IdleImpl.NONE) {
-            return "policy=none";
+            return probe + "policy=none";
+        }
+        if (protocol == Protocol.MQTT) {
+            return probe + "keep-alive x " + MQTT_MULTIPLIER + ", before CONNECT: idle-timeout="
+                    + DurationConverter.format(idleTimeout);
         }
         if (policy == Policy.PING) {
-            return "policy=ping, ping-interval=" + DurationConverter.format(pingInterval)
+            return probe + "policy=ping, ping-interval=" + DurationConverter.format(pingInterval)
                     + ", ping-timeout=" + DurationConverter.format(pingTimeout)
-                    + ", max-missed-pings=" + maxMissedPings;
+                    + ", max-missed-pings=" + maxMissedPings
+                    + (idleImpl == IdleImpl.HEARTBEAT && protocol.matchesAnswers() ? ", ack-mode=" + ackModeName()
+                            : "");
         }
-        return "policy=" + policy + ", idle-timeout=" + DurationConverter.format(idleTimeout);
+        return probe + "policy=" + policy + ", idle-timeout=" + DurationConverter.format(idleTimeout);
+    }
+
+    private String ackModeName() {
+        return ackMode().name().toLowerCase(Locale.ROOT);
     }
 
     @Override
@@ -213,7 +285,7 @@ public final class ServerConfig {
         return "ServerConfig[" + host + ":" + port + ", transport=" + transport + ", idle-impl=" + idleImpl + ", "
                 + idleSummary() + ", max-line=" + maxLine + ", metrics=" + (metricsEnabled ? metricsPort : "off")
                 + ", worker-threads=" + workerThreads + ", tick=" + (tick == null ? "default" : tick) + ", worker-host="
-                + workerHost + "]";
+                + workerHost + ", probe=" + protocol + ", ack-mode=" + ackModeName() + "]";
     }
 
     /** Builds a {@link ServerConfig}; every setting has a default. */
@@ -233,6 +305,8 @@ public final class ServerConfig {
         private int workerThreads = Runtime.getRuntime().availableProcessors();
         private Duration tick;
         private WorkerHost workerHost = WorkerHost.LOOP;
+        private Protocol protocol = Protocol.LINE;
+        private AckMode ackMode;
 
         private Builder() {
         }
@@ -319,6 +393,18 @@ public final class ServerConfig {
             return this;
         }
 
+        /** The protocol on the echo port ({@code --probe}). */
+        public Builder protocol(Protocol protocol) {
+            this.protocol = Objects.requireNonNull(protocol, "protocol");
+            return this;
+        }
+
+        /** Null: the protocol's default (see {@link ServerConfig#ackMode()}). */
+        public Builder ackMode(AckMode ackMode) {
+            this.ackMode = ackMode;
+            return this;
+        }
+
         /**
          * The configuration.
          *
@@ -348,7 +434,34 @@ public final class ServerConfig {
                 throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns (about 1.07s): "
                         + DurationConverter.format(tick));
             }
+            requireProtocolFits();
             return new ServerConfig(this);
+        }
+
+        /** The protocol against the idle settings: combinations that cannot mean anything are refused. */
+        private void requireProtocolFits() {
+            if (protocol == Protocol.MQTT && idleImpl != IdleImpl.NONE && policy != Policy.CLOSE) {
+                throw new IllegalArgumentException("--probe mqtt serves MQTT, whose servers never ping: a client "
+                        + "silent for " + MQTT_MULTIPLIER + " x the Keep Alive of its CONNECT is closed (and one that "
+                        + "sends no CONNECT after --idle-timeout); give --policy close, not --policy " + policy);
+            }
+            if (ackMode == null) {
+                return;
+            }
+            String mode = "--ack-mode " + ackMode.name().toLowerCase(Locale.ROOT);
+            if (policy != Policy.PING || idleImpl == IdleImpl.NONE || !protocol.pings()) {
+                throw new IllegalArgumentException(mode + " says what answers a ping: it needs --policy ping with "
+                        + "--probe line, websocket or http2, not --policy " + policy + ", --idle-impl " + idleImpl
+                        + ", --probe " + protocol);
+            }
+            if (ackMode.needsMatching() && !protocol.matchesAnswers()) {
+                throw new IllegalArgumentException(mode + " needs pings whose answers carry their token (--probe "
+                        + "websocket or http2); --probe " + protocol + " pings are answered by any input");
+            }
+            if (ackMode.needsMatching() && idleImpl == IdleImpl.NETTY) {
+                throw new IllegalArgumentException(mode + " is Heartbeat's: with --idle-impl netty any input "
+                        + "answers a ping (IdleStateHandler and a small handler); give --idle-impl heartbeat");
+            }
         }
 
         private static void requirePort(String name, int port) {

@@ -26,11 +26,12 @@ class CommandLineFuzzTest {
 
     private static final String[] FLAGS = {"--host", "--port", "--idle-impl", "--policy", "--idle-timeout",
         "--ping-interval", "--ping-timeout", "--max-missed-pings", "--max-line", "--transport", "--metrics-port",
-        "--worker-threads", "--tick"};
+        "--worker-threads", "--tick", "--probe", "--ack-mode"};
     private static final String[] VALUES = {"", " ", "0", "-1", "1", "65535", "65536", "2147483647", "2147483648",
         "-9223372036854775808", "1ms", "0ms", "-5s", "30s", "2m", "1h", "99999999999999d", "1.5s", "10 s", "s",
         "ms", "NaN", "heartbeat", "netty", "none", "close", "ping", "event", "EVENT", "nio", "epoll", "auto",
-        "::1", "127.0.0.1", "localhost", "\u00e9t\u00e9", "%s%n", "--port", "1e3", "0x10", "\0"};
+        "::1", "127.0.0.1", "localhost", "line", "websocket", "http2", "mqtt", "any_inbound",
+        "matched_only", "MATCHED_EXTENDS", "\u00e9t\u00e9", "%s%n", "--port", "1e3", "0x10", "\0"};
 
     @Test
     void everyCommandLineParsesOrIsRefusedNamingTheFlag() {

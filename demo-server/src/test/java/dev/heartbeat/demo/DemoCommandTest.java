@@ -14,6 +14,7 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 
+import dev.heartbeat.netty.AckMode;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -83,13 +84,48 @@ class DemoCommandTest {
         assertEquals("0", r[0]);
         for (String flag : List.of("--host", "--port", "--idle-impl", "--policy", "--idle-timeout", "--ping-interval",
                 "--ping-timeout", "--max-missed-pings", "--max-line", "--transport", "--metrics-port",
-                "--worker-threads", "--tick", "--stop-with-parent", "--help", "--version")) {
+                "--worker-threads", "--tick", "--stop-with-parent", "--help", "--version", "--probe", "--ack-mode",
+                "websocket", "http2", "mqtt", "BYE <REASON>")) {
             assertTrue(r[1].contains(flag), flag + " missing from:\n" + r[1]);
         }
         assertTrue(r[1].contains("Default: 7000"), r[1]);
         String oneLine = r[1].replaceAll("\\s+", " ");
         assertTrue(oneLine.contains("Default: the number of cores (" + Runtime.getRuntime().availableProcessors()
                 + ")"), r[1]);
+    }
+
+    @Test
+    void probeAndAckMode() {
+        assertEquals(ServerConfig.Protocol.LINE, parse().protocol());
+        assertEquals(AckMode.ANY_INBOUND, parse().ackMode(), "line pings: any input answers");
+        ServerConfig ws = parse("--probe", "websocket", "--policy", "ping");
+        assertEquals(ServerConfig.Protocol.WEBSOCKET, ws.protocol());
+        assertEquals(AckMode.MATCHED_ONLY, ws.ackMode(), "the default for a probe whose answers carry a token");
+        assertTrue(ws.idleSummary().startsWith("probe=websocket, policy=ping,"), ws.idleSummary());
+        assertTrue(ws.idleSummary().endsWith(", ack-mode=matched_only"), ws.idleSummary());
+        assertEquals(AckMode.MATCHED_EXTENDS, parse("--probe", "HTTP2", "--policy", "ping", "--ack-mode",
+                "matched_extends").ackMode());
+        assertEquals(AckMode.ANY_INBOUND, parse("--probe", "line", "--policy", "ping", "--ack-mode", "any_inbound")
+                .ackMode());
+        ServerConfig mqtt = parse("--probe", "mqtt", "--idle-timeout", "10s");
+        assertEquals("probe=mqtt, keep-alive x 1.5, before CONNECT: idle-timeout=10s", mqtt.idleSummary());
+    }
+
+    @Test
+    void probeCombinationsThatMeanNothingAreRefused() {
+        String[] r = execute("--probe", "mqtt", "--policy", "ping");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--probe mqtt serves MQTT, whose servers never ping") && r[2].contains(
+                "give --policy close, not --policy ping"), r[2]);
+        r = execute("--policy", "ping", "--ack-mode", "matched_only");
+        assertTrue(r[2].contains("--ack-mode matched_only needs pings whose answers carry their token (--probe "
+                + "websocket or http2); --probe line pings are answered by any input"), r[2]);
+        r = execute("--probe", "websocket", "--ack-mode", "matched_only");
+        assertTrue(r[2].contains("--ack-mode matched_only says what answers a ping: it needs --policy ping"), r[2]);
+        r = execute("--probe", "http2", "--policy", "ping", "--idle-impl", "netty", "--ack-mode", "matched_only");
+        assertTrue(r[2].contains("with --idle-impl netty any input answers a ping"), r[2]);
+        r = execute("--probe", "udp");
+        assertTrue(r[2].contains("'udp' is not one of: line, websocket, http2, mqtt"), r[2]);
     }
 
     @Test

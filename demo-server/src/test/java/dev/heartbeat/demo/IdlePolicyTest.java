@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 
 import dev.heartbeat.demo.TestSupport.LineClient;
+import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.testing.LeakDetection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -40,10 +41,10 @@ class IdlePolicyTest {
             try (LineClient silent = new LineClient(server); LineClient talker = new LineClient(server)) {
                 talker.send("hi");
                 assertEquals("hi", talker.readLine());
-                silent.expectClosed();
+                silent.expectGoodbye(CloseReason.READER_IDLE);
                 long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
                 assertTrue(elapsedMillis >= timeout.toMillis(), "closed after only " + elapsedMillis + " ms");
-                talker.expectClosed(); // silent since its line, so closed too
+                talker.expectGoodbye(CloseReason.READER_IDLE); // silent since its line, so closed too
             }
             await("two reader-idle closes counted", () -> sample(server, READER_IDLE_CLOSES) == 2);
             await("no connection open", () -> sample(server, "demo_connections_open") == 0);
@@ -65,7 +66,7 @@ class IdlePolicyTest {
             try (LineClient silent = new LineClient(server)) {
                 assertEquals("PING", silent.readLine());
                 assertEquals("PING", silent.readLine()); // first one missed
-                silent.expectClosed(); // second one missed
+                silent.expectGoodbye(CloseReason.PING_TIMEOUT); // second one missed
             }
             await("ping-timeout close counted", () -> sample(server, PING_TIMEOUT_CLOSES) == 1);
             assertEquals(2, sample(server, "demo_pings_sent_total"));
@@ -77,7 +78,7 @@ class IdlePolicyTest {
                 // Answered: a fresh round, again two pings before the close.
                 assertEquals("PING", answering.readLine());
                 assertEquals("PING", answering.readLine());
-                answering.expectClosed();
+                answering.expectGoodbye(CloseReason.PING_TIMEOUT);
             }
             await("second ping-timeout close counted", () -> sample(server, PING_TIMEOUT_CLOSES) == 2);
             assertEquals(5, sample(server, "demo_pings_sent_total"));
@@ -108,7 +109,7 @@ class IdlePolicyTest {
                 testConfig().idleImpl(impl).policy(ServerConfig.Policy.PING).build())) {
             String metrics = server.renderMetrics();
             assertTrue(metrics.contains("demo_server_info{idle_impl=\"" + impl + "\",netty_version="), metrics);
-            assertTrue(metrics.contains(",policy=\"ping\",transport="), metrics);
+            assertTrue(metrics.contains(",policy=\"ping\",probe=\"line\",transport="), metrics);
             assertEquals(impl == ServerConfig.IdleImpl.HEARTBEAT, metrics.contains("heartbeat_worker_wakeups_total"));
         }
     }

@@ -24,6 +24,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import dev.heartbeat.netty.CloseReason;
+
 /** Clients and polling for the server tests. */
 final class TestSupport {
 
@@ -133,6 +135,12 @@ final class TestSupport {
             } catch (SocketTimeoutException e) {
                 throw new AssertionError("no line from the server within " + PATIENCE, e);
             }
+        }
+
+        /** Reads the server's goodbye line naming {@code reason}, then its close. */
+        void expectGoodbye(CloseReason reason) throws IOException {
+            assertEquals(LineHandler.goodbye(reason), readLine(), "the goodbye before the close");
+            expectClosed();
         }
 
         /** Reads until the server closes the connection, failing if it sends anything. */

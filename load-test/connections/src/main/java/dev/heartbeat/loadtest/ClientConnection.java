@@ -4,52 +4,31 @@
  */
 package dev.heartbeat.loadtest;
 
-import java.nio.charset.StandardCharsets;
-import java.util.SplittableRandom;
-
+import dev.heartbeat.netty.CloseReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ByteProcessor;
-import io.netty.util.ReferenceCountUtil;
 
 /**
- * The client side of one connection, and the only handler in its pipeline: it plays the
- * connection's {@link Role}, parses the server's lines without a decoder (a few bytes of state, no
- * buffer: the echo protocol's lines here are a number or {@code PING}) and tells its
- * {@link ClientLoop} what happened. About 60 bytes besides the channel: the load test's own cost per
- * connection stays small next to what it measures.
+ * The client side of one connection: its identity ({@link #index}, {@link #role}), the moments
+ * that judge the server ({@link #safeDueNanos}), and the protocol it speaks, one subclass per
+ * {@code --probe}: {@link LineConnection}, {@link WebSocketConnection}, {@link Http2Connection},
+ * {@link MqttConnection}. It is the last handler of its pipeline and puts the protocol's codecs
+ * before itself when added ({@link #addCodecs}); it plays
+ * the connection's {@link Role} for its {@link ClientLoop} ({@link #sendEcho}, {@link #sendKeepAlive},
+ * answering pings when the loop says so), tells the loop what happened, and keeps the reason the
+ * server gave in its goodbye before closing ({@link #goodbye()}).
  *
- * <p>Lines sent: the intended send time in decimal nanoseconds (active), {@code PONG} (answers and
- * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood), random
- * binary lines starting with 0xFF (junk), one over-long line (longline). Lines understood: a number (an
- * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, a line starting with 0xFF (junk echoed);
- * anything else is ignored.
+ * <p>Every write is stamped first ({@link #stamp}): the server's own stamp of that activity can only
+ * be later. Writes a codec makes by itself would escape the stamp, so the subclasses turn those off
+ * (an HTTP/2 client's automatic SETTINGS and PING acks) and make them themselves.
  *
  * <p>Confined to the channel's event loop, except {@link #connectStart}, {@link #attempts} and
  * {@link #loop}, written by the connecting thread before the channel is registered (the registration
  * hand-off orders them before every read on the loop).
  */
-final class ClientConnection extends ChannelInboundHandlerAdapter implements ByteProcessor {
-
-    private static final byte LINE_START = 0;
-    private static final byte NUMBER = 1;
-    private static final byte WORD = 2;
-    private static final byte JUNK = 3;
-    private static final byte OTHER = 4;
-
-    /** The first byte of every junk line: never valid in UTF-8, never a digit or a word's start. */
-    static final byte JUNK_START = (byte) 0xFF;
-    /** The longest junk line's random part: well below any {@code --max-line}. */
-    private static final int MAX_JUNK_BYTES = 64;
-
-    /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
-    private static final byte[][] WORDS = {ascii("PING"), ascii("PONG"), ascii("ERR line too long")};
-    private static final int WORD_PING = 0;
-    private static final int WORD_PONG = 1;
-    private static final int WORD_TOO_LONG = 2;
-    private static final byte PING_LINE_BYTES = 5;
+abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The global index: fixes the role, the send phase and the moment of death. */
     final int index;
@@ -63,28 +42,23 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     int attempts;
     /**
      * The clock read when the connect completed (as this event loop saw it), or just before the
-     * latest line was written.
+     * latest write.
      */
     long lastActivity;
-    /** Whether a line was written, so {@link #lastActivity} is a send and not the connect. */
-    private boolean sentLine;
+    /** Whether anything was written, so {@link #lastActivity} is a write and not the connect. */
+    private boolean wrote;
+    /**
+     * When the protocol was seen set up (the WebSocket handshake's answer, MQTT's CONNACK), or 0: the
+     * server starts timing the connection afresh about then (see {@link #estimatedDueNanos}).
+     */
+    private long readyAt;
 
     /** The loop this connection's channel is registered with, chosen before connecting. */
     ClientLoop loop;
-    private Channel channel;
-    private byte lineState;
+    Channel channel;
     private boolean closed;
-    private long number;
-    /** In state {@link #WORD}: the words the line still matches, and how many bytes of them it matched. */
-    private byte words;
-    private byte wordLength;
-    /** Bytes a trickle connection has sent, none of them a newline. */
-    private int trickled;
-    /** Whether this connection has sent more than {@code --max-line} bytes without a newline, and when. */
-    private boolean overLong;
-    private long overLongAt;
-    /** Whether the server answered {@code ERR line too long}. */
-    private boolean refusedLine;
+    /** The reason the server's goodbye named, or null: none came (yet). */
+    private CloseReason goodbye;
     /** Soak: whether this connection replaces one the client closed, and whether the client closed this one. */
     boolean reopened;
     boolean closedByClient;
@@ -95,47 +69,125 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
         this.expectsClose = expectsClose;
     }
 
+    /** A connection speaking the scenario's protocol, not yet connected. */
+    static ClientConnection create(Scenario scenario, int index, Role role, boolean expectsClose) {
+        switch (scenario.protocol) {
+            case LINE:
+                return new LineConnection(index, role, expectsClose);
+            case WEBSOCKET:
+                return new WebSocketConnection(index, role, expectsClose);
+            case HTTP2:
+                return new Http2Connection(index, role, expectsClose);
+            case MQTT:
+                return new MqttConnection(index, role, expectsClose, scenario.mqttKeepAliveSeconds());
+            default:
+                throw new AssertionError(scenario.protocol);
+        }
+    }
+
+    /** A fresh connection with this one's identity, for a retry or a reopen (a handler joins one pipeline only). */
+    final ClientConnection again(Scenario scenario) {
+        return create(scenario, index, role, expectsClose);
+    }
+
     /**
      * The earliest moment a correct server may close this connection, as of its last activity: from
-     * the clock read before the line was written, or before the connect started. The server's own
+     * the clock read before the latest write, or before the connect started. The server's own
      * stamp of that activity can only be later, so a close before this moment is premature.
      */
     long safeDueNanos(Scenario scenario) {
-        return (sentLine ? lastActivity : connectStart) + scenario.closeWindowNanos();
+        return (wrote ? lastActivity : connectStart) + scenario.closeWindowNanos();
     }
 
     /**
      * The moment the server was due to act, as closely as the client can tell: as
-     * {@link #safeDueNanos} but from the connect's completion rather than its start, so that a slow
-     * connect (the servers' accept queues, a cold JIT) is not counted as lateness of the idle
-     * handling. A correct server may close up to the connect time before it; lateness is measured
-     * from here and counted as 0 then.
+     * {@link #safeDueNanos} but from the connect's completion (or the protocol's set-up, {@link #ready})
+     * rather than its start, so that a slow connect (the servers' accept queues, a cold JIT) is not
+     * counted as lateness of the idle handling. A correct server may close up to the connect time (or
+     * the set-up) before it; lateness is measured from here and counted as 0 then.
      */
     long estimatedDueNanos(Scenario scenario) {
-        return lastActivity + scenario.closeWindowNanos();
+        long from = readyAt != 0 && readyAt - lastActivity > 0 ? readyAt : lastActivity;
+        return from + scenario.closeWindowNanos();
+    }
+
+    /**
+     * The protocol is set up, as the client sees it: the server, which starts timing the connection
+     * afresh once it is (Heartbeat reconfigured after the WebSocket handshake, MQTT's keep-alive after
+     * CONNECT), did so about now or a little before. Lateness is measured from this moment if no
+     * later write came; premature closes are still judged from the last write ({@link #safeDueNanos}).
+     */
+    final void ready() {
+        readyAt = System.nanoTime();
     }
 
     boolean isClosed() {
         return closed;
     }
 
-    /** Whether this connection has sent more than {@code --max-line} bytes without a newline. */
+    Channel channel() {
+        return channel;
+    }
+
+    /** The reason the server named before it closed this connection, or null if it named none. */
+    CloseReason goodbye() {
+        return goodbye;
+    }
+
+    /** The server said goodbye naming {@code reason}. */
+    final void goodbye(CloseReason reason) {
+        goodbye = reason;
+    }
+
+    /** The server said goodbye naming {@code reasonName}; a name that is no reason counts as none. */
+    final void goodbye(String reasonName) {
+        for (CloseReason r : CloseReason.values()) {
+            if (r.name().equals(reasonName)) {
+                goodbye = r;
+                return;
+            }
+        }
+    }
+
+    /** Whether this connection has sent more than {@code --max-line} bytes without a newline (line only). */
     boolean sentOverLongLine() {
-        return overLong;
+        return false;
     }
 
     /** When the byte that made its line over-long was written; only if {@link #sentOverLongLine}. */
     long overLongAt() {
-        return overLongAt;
+        return 0;
     }
 
-    /** Whether the server answered {@code ERR line too long}: its line decoder closes the connection. */
+    /** Whether the server answered {@code ERR line too long} (line only). */
     boolean refusedLine() {
-        return refusedLine;
+        return false;
     }
 
-    Channel channel() {
-        return channel;
+    /**
+     * Puts the protocol's codecs before this handler, which {@code ctx} names; called once, when the
+     * handler is added (before the channel is active).
+     */
+    void addCodecs(ChannelHandlerContext ctx) {
+    }
+
+    /** The channel is up: sets the protocol up (a handshake, a CONNECT), stamping what it writes. */
+    void start() {
+    }
+
+    /**
+     * Writes an echo request carrying {@code number} (the intended send time, for the latency).
+     *
+     * @return false if nothing could be sent yet (the protocol is not set up)
+     */
+    abstract boolean sendEcho(long number);
+
+    /** Writes the protocol's keep-alive (a line, an unsolicited Pong, a PING, a PINGREQ), if set up. */
+    abstract void sendKeepAlive();
+
+    @Override
+    public final void handlerAdded(ChannelHandlerContext ctx) {
+        addCodecs(ctx);
     }
 
     @Override
@@ -146,6 +198,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
         }
         lastActivity = System.nanoTime();
         loop.connected(this, lastActivity);
+        if (!closed && channel.isActive()) {
+            start();
+        }
         ctx.fireChannelActive();
     }
 
@@ -160,95 +215,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (msg instanceof ByteBuf) {
-                ((ByteBuf) msg).forEachByte(this);
-            }
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
-    /** One byte of input: advances the line state; a newline ends the line. */
-    @Override
-    public boolean process(byte b) {
-        if (b == '\n') {
-            endLine();
-            return true;
-        }
-        switch (lineState) {
-            case LINE_START:
-                if (b >= '0' && b <= '9') {
-                    lineState = NUMBER;
-                    number = (long) b - '0';
-                } else if (b == JUNK_START) {
-                    lineState = JUNK;
-                } else {
-                    words = 0;
-                    wordLength = 0;
-                    matchWord(b);
-                }
-                break;
-            case NUMBER:
-                if (b >= '0' && b <= '9' && number < Long.MAX_VALUE / 10 - 10) {
-                    number = number * 10 + (b - '0');
-                } else {
-                    lineState = OTHER;
-                }
-                break;
-            case WORD:
-                if (b != '\r') { // a CR before the newline is tolerated
-                    matchWord(b);
-                }
-                break;
-            default:
-                break;
-        }
-        return true;
-    }
-
-    /** Keeps the words whose next byte is {@code b}; none left: the line is something else. */
-    private void matchWord(byte b) {
-        int still = 0;
-        for (int w = 0; w < WORDS.length; w++) {
-            boolean candidate = wordLength == 0 || (words & (1 << w)) != 0;
-            if (candidate && WORDS[w].length > wordLength && WORDS[w][wordLength] == b) {
-                still |= 1 << w;
-            }
-        }
-        words = (byte) still;
-        wordLength++;
-        lineState = still == 0 ? OTHER : WORD;
-    }
-
-    private void endLine() {
-        byte state = lineState;
-        lineState = LINE_START;
-        if (state == NUMBER) {
-            loop.echoReceived(this, number, System.nanoTime());
-        } else if (state == JUNK) {
-            loop.junkEchoed(this);
-        } else if (state == WORD) {
-            if (matched(WORD_PING)) {
-                loop.pingReceived(this, System.nanoTime());
-            } else if (matched(WORD_PONG)) {
-                loop.pongReceived(this);
-            } else if (matched(WORD_TOO_LONG)) {
-                refusedLine = true;
-            }
-        }
-    }
-
-    private boolean matched(int word) {
-        return (words & (1 << word)) != 0 && WORDS[word].length == wordLength;
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    @Override
     @SuppressWarnings("deprecation") // deprecated in ChannelHandler, current in ChannelInboundHandler
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (loop != null) {
@@ -257,62 +223,33 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Byt
         ctx.close();
     }
 
-    /** Writes a line of ASCII: stamps the activity first, so the server's own stamp can only be later. */
-    void sendLine(long numberOrMinusOne) {
-        ByteBuf buf = channel.alloc().buffer(21);
-        if (numberOrMinusOne < 0) {
-            buf.writeByte('P').writeByte('O').writeByte('N').writeByte('G');
-        } else {
-            writeDecimal(buf, numberOrMinusOne);
-        }
-        buf.writeByte('\n');
-        write(buf);
-    }
-
-    /** Trickle: writes one byte, never a newline; the one past {@code maxLine} makes the line over-long. */
-    void sendTrickleByte(int maxLine) {
-        ByteBuf buf = channel.alloc().buffer(1).writeByte('x');
-        write(buf);
-        if (++trickled > maxLine && !overLong) {
-            overLong = true;
-            overLongAt = lastActivity;
-        }
-    }
-
-    /** Ping flood: writes {@code lines} PING lines at once. */
-    void sendPings(int lines) {
-        ByteBuf buf = channel.alloc().buffer(lines * PING_LINE_BYTES);
-        for (int i = 0; i < lines; i++) {
-            buf.writeBytes(WORDS[WORD_PING]).writeByte('\n');
-        }
-        write(buf);
-    }
-
-    /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */
-    void sendJunk(SplittableRandom random, int maxLine) {
-        int n = random.nextInt(Math.min(MAX_JUNK_BYTES, maxLine - 1));
-        ByteBuf buf = channel.alloc().buffer(n + 2).writeByte(JUNK_START);
-        for (int i = 0; i < n; i++) {
-            int b = random.nextInt(256);
-            buf.writeByte(b == '\n' ? 0xFE : b);
-        }
-        write(buf.writeByte('\n'));
-    }
-
-    /** Long line: {@code maxLine + 1} bytes, then a newline, in one write. */
-    void sendLongLine(int maxLine) {
-        ByteBuf buf = channel.alloc().buffer(maxLine + 2);
-        buf.writeCharSequence("x".repeat(maxLine + 1), StandardCharsets.US_ASCII);
-        write(buf.writeByte('\n'));
-        overLong = true;
-        overLongAt = lastActivity;
-    }
-
-    /** Stamps the activity first, so the server's own stamp can only be later, then writes and flushes. */
-    private void write(ByteBuf buf) {
+    /** Stamps the activity before a write: the server's own stamp of it can only be later. */
+    final void stamp() {
         lastActivity = System.nanoTime();
-        sentLine = true;
-        channel.writeAndFlush(buf, channel.voidPromise());
+        wrote = true;
+    }
+
+    /** Stamps the activity, then writes and flushes {@code msg} from the tail of the pipeline. */
+    final void write(Object msg) {
+        stamp();
+        channel.writeAndFlush(msg, channel.voidPromise());
+    }
+
+    /** A decimal number of ASCII digits filling the readable bytes, or -1 if that is not what they are. */
+    static long parseDecimal(ByteBuf buf) {
+        int n = buf.readableBytes();
+        if (n == 0 || n > 18) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = buf.readerIndex(), end = i + n; i < end; i++) {
+            byte b = buf.getByte(i);
+            if (b < '0' || b > '9') {
+                return -1;
+            }
+            value = value * 10 + (b - '0');
+        }
+        return value;
     }
 
     static void writeDecimal(ByteBuf buf, long value) {

@@ -129,7 +129,7 @@ final class ClientDriver {
             while (issued < allowed && inFlight.get() < MAX_IN_FLIGHT) {
                 int index = from + issued;
                 Role role = Role.values()[roles[index]];
-                ClientConnection c = new ClientConnection(index, role, scenario.expectsClose(impl, role));
+                ClientConnection c = ClientConnection.create(scenario, index, role, scenario.expectsClose(impl, role));
                 c.loop = loops[issued % loops.length];
                 inFlight.incrementAndGet();
                 progress.attempted.increment();
@@ -160,7 +160,7 @@ final class ClientDriver {
                 inFlight.decrementAndGet();
             } else if (c.attempts < MAX_ATTEMPTS) {
                 // A handler joins one pipeline only: the retry gets a fresh one with the same identity.
-                ClientConnection again = new ClientConnection(c.index, c.role, c.expectsClose);
+                ClientConnection again = c.again(scenario);
                 again.loop = c.loop;
                 again.reopened = c.reopened;
                 again.attempts = c.attempts;
@@ -174,7 +174,7 @@ final class ClientDriver {
 
     /** Soak: opens a connection again in place of one the client closed; on its loop. */
     private void reopen(ClientConnection closed) {
-        ClientConnection c = new ClientConnection(closed.index, closed.role, closed.expectsClose);
+        ClientConnection c = closed.again(scenario);
         c.loop = closed.loop;
         c.reopened = true;
         inFlight.incrementAndGet();

@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import dev.heartbeat.netty.CloseReason;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.HdrHistogram.Histogram;
@@ -43,7 +44,7 @@ final class ClientLoop {
     private final ClientProgress progress;
     private final List<ClientConnection> connections = new ArrayList<>();
     private final SlotSchedule echoes;
-    private final SlotSchedule keepAlives; // dying connections with the close policy; else null
+    private final SlotSchedule keepAlives; // those that send keep-alives (Scenario.sendsKeepAlives); else null
     private final SlotSchedule.Action sendEcho = this::sendEcho;
     private final SlotSchedule.Action keepAlive = this::keepAlive;
     private final SlotSchedule trickles;
@@ -73,8 +74,7 @@ final class ClientLoop {
         this.progress = progress;
         long start = System.nanoTime();
         this.echoes = new SlotSchedule(scenario.activePeriodNanos, start);
-        this.keepAlives = scenario.policy == Scenario.Policy.CLOSE
-                ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
+        this.keepAlives = scenario.hasKeepAlives() ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
         this.trickles = new SlotSchedule(scenario.tricklePeriodNanos(), start);
         this.random = new SplittableRandom(scenario.seed);
         executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
@@ -141,17 +141,23 @@ final class ClientLoop {
 
     private void sendEcho(ClientConnection c, long intended) {
         if (c.role == Role.JUNK) {
-            c.sendJunk(random, scenario.maxLine);
+            line(c).sendJunk(random, scenario.maxLine);
             totals.junkLinesSent++;
             return;
         }
-        c.sendLine(intended - ORIGIN);
-        totals.echoesSent++;
+        if (c.sendEcho(intended - ORIGIN)) {
+            totals.echoesSent++;
+        }
+    }
+
+    /** An edge role's connection: edge roles speak the line protocol only (the scenario refuses them otherwise). */
+    private static LineConnection line(ClientConnection c) {
+        return (LineConnection) c;
     }
 
     private void trickle(ClientConnection c, long intended) {
         boolean wasOverLong = c.sentOverLongLine();
-        c.sendTrickleByte(scenario.maxLine);
+        line(c).sendTrickleByte(scenario.maxLine);
         if (!wasOverLong && c.sentOverLongLine()) {
             totals.overLongLines++;
         }
@@ -164,7 +170,7 @@ final class ClientLoop {
                 flooders.set(i, flooders.get(flooders.size() - 1));
                 flooders.remove(flooders.size() - 1);
             } else {
-                c.sendPings(scenario.floodLines);
+                line(c).sendPings(scenario.floodLines);
                 totals.floodPingsSent += scenario.floodLines;
             }
         }
@@ -188,14 +194,14 @@ final class ClientLoop {
 
     private void sendLongLine(ClientConnection c) {
         if (!finished && !c.isClosed()) {
-            c.sendLongLine(scenario.maxLine);
+            line(c).sendLongLine(scenario.maxLine);
             totals.overLongLines++;
         }
     }
 
     private void keepAlive(ClientConnection c, long intended) {
         if (isAlive(c, System.nanoTime())) {
-            c.sendLine(-1);
+            c.sendKeepAlive();
         }
     }
 
@@ -230,8 +236,9 @@ final class ClientLoop {
             case JUNK:
                 echoes.add(c);
                 break;
+            case PONG:
             case DYING:
-                if (keepAlives != null) {
+                if (scenario.sendsKeepAlives(c.role)) {
                     keepAlives.add(c);
                 }
                 break;
@@ -282,14 +289,18 @@ final class ClientLoop {
         }
     }
 
-    void pingReceived(ClientConnection c, long now) {
+    /**
+     * The server pinged {@code c}: counts it, and says whether the connection answers: active and pong
+     * ones, and dying ones while alive, as a live peer does (an active one is pinged only after a stall
+     * kept it silent for a ping interval, and under a matched ack mode its other traffic would not
+     * answer); silent ones never, nor the edge roles, which keep to their own input.
+     */
+    boolean pingReceived(ClientConnection c, long now) {
         if (finished) {
-            return;
+            return false;
         }
         totals.pingsByRole[c.role.ordinal()]++;
-        if (c.role == Role.PONG || (c.role == Role.DYING && isAlive(c, now))) {
-            c.sendLine(-1);
-        }
+        return c.role == Role.ACTIVE || c.role == Role.PONG || (c.role == Role.DYING && isAlive(c, now));
     }
 
     void error(ClientConnection c, Throwable cause) {
@@ -308,9 +319,11 @@ final class ClientLoop {
         }
         progress.closed.increment();
         totals.closedByRole[c.role.ordinal()]++;
+        CloseReason goodbye = c.goodbye();
+        totals.goodbyesByRole[c.role.ordinal()][ClientResult.goodbyeIndex(goodbye)]++;
         long due = c.safeDueNanos(scenario);
         Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
-                : Verdict.ofClose(c.expectsClose, due, now);
+                : Verdict.ofClose(c.expectsClose, due, now, goodbye == scenario.expectedGoodbye());
         if (c.expectsClose) {
             totals.observedCloses++;
         }
@@ -322,6 +335,11 @@ final class ClientLoop {
             case ON_TIME:
                 totals.onTime++;
                 Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
+                break;
+            case WRONG_REASON:
+                totals.wrongReason++;
+                sample(c, "closed on time, but the server's goodbye named " + (goodbye == null ? "no reason" : goodbye)
+                        + ", not " + (scenario.expectedGoodbye() == null ? "no reason" : scenario.expectedGoodbye()));
                 break;
             case PREMATURE:
                 totals.premature++;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import dev.heartbeat.netty.CloseReason;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -35,6 +36,8 @@ final class ClientResult {
     long onTime;
     long premature;
     long unexpected;
+    /** Closes on time whose goodbye named another reason than the role's (see {@link Verdict#WRONG_REASON}). */
+    long wrongReason;
     long leftOpen;
     long errors;
     long echoesSent;
@@ -62,6 +65,11 @@ final class ClientResult {
     final long[] connectedByRole = new long[Role.values().length];
     final long[] closedByRole = new long[Role.values().length];
     final long[] pingsByRole = new long[Role.values().length];
+    /**
+     * Server closes by role and by the reason the server's goodbye named: index
+     * {@link #goodbyeIndex}, the reason's ordinal, or the last one for no goodbye.
+     */
+    final long[][] goodbyesByRole = new long[Role.values().length][CloseReason.values().length + 1];
     final List<String> failureSamples = new ArrayList<>();
     final Map<String, Long> connectFailureCauses = new LinkedHashMap<>();
     Histogram lateness = Histograms.newMicros();
@@ -78,6 +86,7 @@ final class ClientResult {
         onTime += o.onTime;
         premature += o.premature;
         unexpected += o.unexpected;
+        wrongReason += o.wrongReason;
         leftOpen += o.leftOpen;
         errors += o.errors;
         echoesSent += o.echoesSent;
@@ -99,6 +108,9 @@ final class ClientResult {
             connectedByRole[i] += o.connectedByRole[i];
             closedByRole[i] += o.closedByRole[i];
             pingsByRole[i] += o.pingsByRole[i];
+            for (int r = 0; r < goodbyesByRole[i].length; r++) {
+                goodbyesByRole[i][r] += o.goodbyesByRole[i][r];
+            }
         }
         for (String s : o.failureSamples) {
             if (failureSamples.size() < MAX_SAMPLES) {
@@ -120,8 +132,25 @@ final class ClientResult {
         return a == 0 ? b : b == 0 ? a : (b - a > 0 ? b : a);
     }
 
-    /** Connections judged a failure: premature, unexpected or left open, plus those never opened. */
+    /**
+     * Connections judged a failure: premature, unexpected, closed for a wrong reason or left open, plus
+     * those never opened.
+     */
     long failures() {
-        return premature + unexpected + leftOpen + connectFailures;
+        return premature + unexpected + wrongReason + leftOpen + connectFailures;
+    }
+
+    /** The index in {@link #goodbyesByRole} of a goodbye's reason; null (no goodbye) is the last. */
+    static int goodbyeIndex(CloseReason reason) {
+        return reason == null ? CloseReason.values().length : reason.ordinal();
+    }
+
+    /** Server closes whose goodbye named {@code reason} (null: no goodbye), over every role. */
+    long goodbyes(CloseReason reason) {
+        long n = 0;
+        for (long[] byReason : goodbyesByRole) {
+            n += byReason[goodbyeIndex(reason)];
+        }
+        return n;
     }
 }

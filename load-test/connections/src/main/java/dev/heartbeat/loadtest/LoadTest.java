@@ -51,7 +51,14 @@ import picocli.CommandLine.Spec;
             "",
             "Roles: active (a line at --active-rate, echo latency measured from each line's intended send time), "
                     + "silent (never sends: must be closed), pong (answers the server's PING: must stay open with "
-                    + "--policy ping), dying (answers until a random moment in the run, then silent: must be closed).",
+                    + "--policy ping), dying (answers until a random moment in the run, then silent: must be closed). "
+                    + "With --probe websocket or http2 the line is a text frame or a DATA frame, PING a Ping frame or "
+                    + "an HTTP/2 PING, and silent clients do not answer pings (no automatic answers); with mqtt, a "
+                    + "PUBLISH, and pong and dying ones keep alive by PINGREQ.",
+            "Every close is checked against the role: the servers say why before closing for idleness (BYE "
+                    + "<REASON>, a WebSocket Close frame, an HTTP/2 GOAWAY), and a silent or dying connection must be "
+                    + "told PING_TIMEOUT (--policy ping) or READER_IDLE (--policy close; mqtt: no goodbye), with the "
+                    + "servers' own counts per reason matching.",
             "Edge roles (issue 12): trickle (a slow-loris: a byte, never a newline, every 3/4 of the idle timeout or "
                     + "ping interval: must stay open until it has sent more than --max-line bytes, then be closed by "
                     + "the server's line decoder), pingflood (--flood-lines PING lines a millisecond: must stay open "
@@ -127,6 +134,15 @@ public final class LoadTest implements Callable<Integer> {
             description = "Idle implementations to run in turn, comma-separated: heartbeat, netty (IdleStateHandler), "
                     + "none (no idle handling: a heap and CPU baseline, no closes expected). Default: heartbeat,netty.")
     List<Impl> compare;
+
+    @Option(names = "--probe", paramLabel = "PROTOCOL", defaultValue = "line",
+            description = "The protocol, given to the servers' --probe: line, websocket (frames at /ws, Ping/Pong), "
+                    + "http2 (h2c, DATA echoed on a stream, PING/ACK) or mqtt (PUBLISH echoed; the clients announce "
+                    + "--ping-interval as their Keep Alive, whole seconds, and pong/dying ones send PINGREQ that "
+                    + "often; "
+                    + "the server closes after 1.5 x it: --ping-timeout and --max-missed-pings do not apply). The "
+                    + "roles mean the same in each; the edge roles are line-only. Default: ${DEFAULT-VALUE}.")
+    ServerConfig.Protocol probe;
 
     @Option(names = "--mix", paramLabel = "ROLE=PCT,...", defaultValue = Mix.DEFAULT,
             description = "Share of each role in percent, adding up to 100. Default: ${DEFAULT-VALUE}.")
@@ -320,6 +336,7 @@ public final class LoadTest implements Callable<Integer> {
                 .maxLine(maxLine)
                 .floodLines(floodLines)
                 .churnPerSecond(churnRate)
+                .protocol(probe)
                 .build();
     }
 

@@ -133,6 +133,7 @@ final class LocalCoordinator {
         result.processCpuSeconds = server.processCpuNs() / 1e9;
         result.connectServerCpuSeconds = server.connectServerCpuNs() / 1e9;
         result.serverCounters.putAll(server.counters());
+        result.serverMetrics.add(server.metricsAtEnd());
         result.pingsSent = server.pingsSent();
         result.idleCloses = server.idleCloses();
         if (server.idleClosesAtHeap() > 0 || server.pingsAtHeap() > 0) {

@@ -67,8 +67,9 @@ public final class LocalWorker {
     static ServerConfig serverConfig(Scenario s, String impl, int serverThreads) {
         ServerConfig.Builder b = ServerConfig.builder()
                 .idleImpl(ServerConfig.IdleImpl.valueOf(impl.toUpperCase(Locale.ROOT)))
-                .policy(s.policy == Scenario.Policy.CLOSE ? ServerConfig.Policy.CLOSE : ServerConfig.Policy.PING)
-                .idleTimeout(Duration.ofNanos(s.idleTimeoutNanos))
+                .protocol(s.protocol)
+                .policy(s.serverPolicy())
+                .idleTimeout(Duration.ofNanos(s.serverIdleTimeoutNanos()))
                 .pingInterval(Duration.ofNanos(s.pingIntervalNanos))
                 .pingTimeout(Duration.ofNanos(s.pingTimeoutNanos))
                 .maxMissedPings(s.maxMissedPings)
@@ -123,6 +124,7 @@ public final class LocalWorker {
         private CpuSample afterConnect;
         private CpuSample windowStart;
         private CpuSample windowEnd;
+        private Map<String, Double> metricsAtEnd;
 
         Phases(Spec spec, ParentLink link, EchoPipeline echo, ClientDriver driver) {
             this.spec = spec;
@@ -168,6 +170,7 @@ public final class LocalWorker {
             windowStart = CpuSample.take(echo);
             ParentLink.sleepUntil(end);
             windowEnd = CpuSample.take(echo);
+            metricsAtEnd = ServerMetrics.of(echo);
             ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(30));
             phase.set("finished");
             return result;
@@ -188,7 +191,7 @@ public final class LocalWorker {
             return new ChildMessage.LocalServer(heapBefore, heapAfter, connectionsAtHeap, idleClosesAtHeap,
                     pingsAtHeap, b.serverCpu(a), echo.monitor() == null ? null : b.worker - a.worker,
                     b.process - a.process, afterConnect.serverCpu(beforeConnect), counters, echo.pingsSent(),
-                    echo.idleCloses(), echo.counters().openConnections());
+                    echo.idleCloses(), echo.counters().openConnections(), metricsAtEnd);
         }
     }
 

@@ -120,6 +120,7 @@ final class Report {
         List<String> f = new ArrayList<>(errors);
         for (RunResult r : results) {
             f.addAll(r.checkFailures());
+            f.addAll(r.closeReasonFailures(scenario));
         }
         return f;
     }
@@ -247,6 +248,14 @@ final class Report {
                 + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
+        rows.add(row("closes by reason: as told to the clients; as the servers counted them", runs,
+                Report::closeReasons, null));
+        if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
+            rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
+                    ? "-" : num(r.serverMetrics.rttQuantileMillis(0.5)) + " / "
+                            + num(r.serverMetrics.rttQuantileMillis(0.99)) + " / " + num(r.serverMetrics.rttMaxMillis())
+                            + " (" + Progress.count(r.serverMetrics.rttCount()) + ")", null));
+        }
         if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
                 + r.client.junkLinesSent > 0)) {
             rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses
@@ -291,6 +300,20 @@ final class Report {
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
+    }
+
+    /** e.g. "PING_TIMEOUT 600; servers: PING_TIMEOUT 600", "none 600; servers: READER_IDLE 600" (MQTT). */
+    private static String closeReasons(RunResult r) {
+        List<String> told = new ArrayList<>();
+        r.closeReasonsJson().toldClients().forEach((reason, n) -> told.add(reason + " " + Progress.count(n)));
+        List<String> counted = new ArrayList<>();
+        r.serverMetrics.closes.forEach((reason, n) -> {
+            if (n > 0) {
+                counted.add(reason + " " + Progress.count(n));
+            }
+        });
+        return (told.isEmpty() ? "-" : String.join(", ", told)) + "; servers: "
+                + (!r.serverMetrics.hasCloses() ? "not read" : counted.isEmpty() ? "-" : String.join(", ", counted));
     }
 
     /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */

@@ -36,7 +36,8 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
 
     /** One implementation on one transport ({@link RunResult}). */
     record Run(int connections, long connected, long connectFailures, long prematureCloses, long expectedCloses,
-            long observedCloses, long leftOpen, long unexpectedCloses, Lateness latenessMs, Double earliestPrematureMs,
+            long observedCloses, long leftOpen, long unexpectedCloses, long wrongReasonCloses,
+            CloseReasons closeReasons, Rtt pingRttMs, Lateness latenessMs, Double earliestPrematureMs,
             Echo echoLatencyUs, Double heapBytesPerConnection, Double serverCpuSeconds, Double workerCpuSeconds,
             Double connectSeconds, Double connectServerCpuSeconds, Double processCpuSeconds,
             Double otherProcessesCpuSeconds, ConnectTime connectTimeMs, Heap heap, Server server,
@@ -107,7 +108,22 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     record Echoes(long sent, long received, long recorded) {
     }
 
-    record RoleCounts(long connected, long closed, long pingsReceived) {
+    /** A role's counts; {@code closeReasons}: its closes by the reason the server's goodbye named ("none": none). */
+    record RoleCounts(long connected, long closed, long pingsReceived, Map<String, Long> closeReasons) {
+    }
+
+    /**
+     * Server closes by reason: as the clients were told (their goodbyes; "none": closes without one) and
+     * as the servers counted them ({@code null}: not read).
+     */
+    record CloseReasons(Map<String, Long> toldClients, Map<String, Long> countedByServers) {
+    }
+
+    /**
+     * The servers' ping round trips in milliseconds: p50 and p99 read from their histograms (buckets
+     * 19% wide, interpolated), the largest exactly; null without a sample.
+     */
+    record Rtt(Double p50, Double p99, Double max, long count) {
     }
 
     /** {@code [percentile, microseconds]} pairs, for charts. */

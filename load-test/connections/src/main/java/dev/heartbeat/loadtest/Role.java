@@ -13,19 +13,25 @@ import java.util.Locale;
 enum Role {
     /**
      * Sends a line at a fixed rate ({@code --active-rate}), each carrying its intended send time, and
-     * measures the echo. Must stay open.
+     * measures the echo; answers a ping, should a stall have made it silent long enough to get one.
+     * Must stay open.
      */
     ACTIVE("active"),
-    /** Never sends anything, not even an answer to a ping. Must be closed by the server. */
+    /**
+     * Never sends anything, not even an answer to a ping (the protocol's set-up aside: the WebSocket
+     * upgrade, MQTT's CONNECT, HTTP/2's preface and SETTINGS ack). Must be closed by the server.
+     */
     SILENT("silent"),
     /**
-     * Answers each server PING with a line and sends nothing else. Must stay open with the ping
-     * policy; with the close policy there are no pings, so it is as silent as {@link #SILENT}.
+     * Answers each server ping (a line, a Pong, a PING ACK) and sends nothing else. Must stay open with
+     * the ping policy; with the close policy there are no pings, so it is as silent as {@link #SILENT}.
+     * With MQTT, whose servers never ping, it sends PINGREQ every Keep Alive instead, and must stay open.
      */
     PONG("pong"),
     /**
      * Alive until a moment drawn at random in the run, then silent. Alive means answering pings
-     * (ping policy) or sending a keep-alive line every third of the idle timeout (close policy).
+     * (ping policy) or sending a keep-alive every third of the idle timeout (close policy; with MQTT,
+     * PINGREQ every Keep Alive).
      * Must be closed by the server after it died.
      */
     DYING("dying"),

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.heartbeat.netty.CloseReason;
+
 /**
  * The outcome of one implementation on one transport: the clients' verdicts and histograms
  * ({@link ClientResult}, merged over every client process) and the servers' heap and CPU. The unit
@@ -57,6 +59,8 @@ final class RunResult {
      * wake-ups, cycles, expirations and re-arms (what its CPU time pays for).
      */
     final Map<String, Double> serverCounters = new LinkedHashMap<>();
+    /** The servers' closes per reason and ping round trips at the end of the window, summed over them. */
+    final ServerMetrics serverMetrics = new ServerMetrics();
     /** Soak: the servers' heap after a full GC during the window, summed over them, oldest first. */
     final List<HeapSample> heapSamples = new ArrayList<>();
 
@@ -185,6 +189,10 @@ final class RunResult {
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
         }
+        if (client.wrongReason > 0) {
+            f.add(who + client.wrongReason + " connections were closed on time but told another reason than their "
+                    + "role's (the samples say which)");
+        }
         if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
             f.add(who + "the server answered none of the " + client.floodPingsSent + " PINGs of the ping flood");
         }
@@ -199,6 +207,82 @@ final class RunResult {
             f.add(who + "only " + client.connected + " of " + connections + " connections were accounted for");
         }
         return f;
+    }
+
+    /**
+     * The servers' closes per reason against what the clients were told: every close a server counted
+     * for a reason must be a close a client saw with a goodbye naming it, and no more. A protocol
+     * without a goodbye (MQTT) has every server close counted for the scenario's idle reason, as many
+     * as the clients saw. Nothing if the servers' counts were not read.
+     */
+    List<String> closeReasonFailures(Scenario s) {
+        List<String> f = new ArrayList<>();
+        if (!serverMetrics.hasCloses()) {
+            return f;
+        }
+        String who = impl + "/" + transport + ": ";
+        if (s.expectedGoodbye() != null) {
+            for (CloseReason r : CloseReason.values()) {
+                long server = serverMetrics.closes(r);
+                long told = client.goodbyes(r);
+                if (server != told) {
+                    f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
+                            + " " + told + " times");
+                }
+            }
+            return f;
+        }
+        CloseReason r = s.idleCloseReason();
+        long all = serverMetrics.closesTotal();
+        long seen = 0;
+        for (long n : client.closedByRole) {
+            seen += n;
+        }
+        if (all != serverMetrics.closes(r)) {
+            f.add(who + "the servers counted " + (all - serverMetrics.closes(r)) + " closes for other reasons than "
+                    + r + ": " + serverMetrics.closes);
+        }
+        if (serverMetrics.closes(r) != seen) {
+            f.add(who + "the servers counted " + serverMetrics.closes(r) + " closes for " + r + ", the clients saw "
+                    + seen + " closes");
+        }
+        return f;
+    }
+
+    /** The clients' goodbyes by reason ("none": closes without one) and the servers' closes by reason. */
+    ReportJson.CloseReasons closeReasonsJson() {
+        Map<String, Long> told = new LinkedHashMap<>();
+        for (CloseReason r : CloseReason.values()) {
+            if (client.goodbyes(r) > 0) {
+                told.put(r.name(), client.goodbyes(r));
+            }
+        }
+        if (client.goodbyes(null) > 0) {
+            told.put("none", client.goodbyes(null));
+        }
+        Map<String, Long> counted = new LinkedHashMap<>();
+        serverMetrics.closes.forEach((r, n) -> counted.put(r.name(), n));
+        return new ReportJson.CloseReasons(told, serverMetrics.hasCloses() ? counted : null);
+    }
+
+    /** The close reasons of one role's connections, as the server's goodbyes named them ("none": no goodbye). */
+    private Map<String, Long> closeReasons(Role role) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        long[] byReason = client.goodbyesByRole[role.ordinal()];
+        CloseReason[] reasons = CloseReason.values();
+        for (int i = 0; i < byReason.length; i++) {
+            if (byReason[i] > 0) {
+                out.put(i < reasons.length ? reasons[i].name() : "none", byReason[i]);
+            }
+        }
+        return out;
+    }
+
+    /** The servers' ping round trips: p50, p99 (from the histogram's buckets) and max, in milliseconds. */
+    ReportJson.Rtt rttJson() {
+        long n = serverMetrics.rttCount();
+        return new ReportJson.Rtt(round(serverMetrics.rttQuantileMillis(0.5)),
+                round(serverMetrics.rttQuantileMillis(0.99)), n == 0 ? null : round(serverMetrics.rttMaxMillis()), n);
     }
 
     /** {@code v} to three decimals; null for NaN (not measured). */
@@ -220,10 +304,11 @@ final class RunResult {
         Map<String, ReportJson.RoleCounts> byRole = new LinkedHashMap<>();
         for (Role r : Role.values()) {
             int i = r.ordinal();
-            byRole.put(r.label, new ReportJson.RoleCounts(c.connectedByRole[i], c.closedByRole[i], c.pingsByRole[i]));
+            byRole.put(r.label, new ReportJson.RoleCounts(c.connectedByRole[i], c.closedByRole[i], c.pingsByRole[i],
+                    closeReasons(r)));
         }
         return new ReportJson.Run(connections, c.connected, c.connectFailures, c.premature, c.expectedCloses,
-                c.observedCloses, c.leftOpen, c.unexpected,
+                c.observedCloses, c.leftOpen, c.unexpected, c.wrongReason, closeReasonsJson(), rttJson(),
                 new ReportJson.Lateness(round(latenessMillis(50)), round(latenessMillis(99)),
                         round(Histograms.maxMillis(c.lateness)), c.lateness.getTotalCount()),
                 c.premature == 0 ? null : round(c.earliestPrematureNanos / 1e6),

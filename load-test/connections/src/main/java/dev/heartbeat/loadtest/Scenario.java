@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
+import dev.heartbeat.netty.MqttKeepAlive;
 
 /**
  * What every connection of one run does and when the server is due to act: the settings the
@@ -28,6 +30,10 @@ import dev.heartbeat.demo.ServerConfig;
  * window}, where the window is the idle timeout (close policy) or the ping interval plus every missed
  * ping's timeout (ping policy: the first PING goes out after the interval, and the close after
  * {@code max-missed-pings} unanswered ones). A close observed before that moment is premature.
+ *
+ * <p>The protocol ({@code --probe}) changes what is written, not the rules, but for MQTT, whose
+ * servers never ping: the clients announce {@code --ping-interval} as their Keep Alive in CONNECT,
+ * those that keep alive send PINGREQ that often, and the close window is the server's 1.5 times it.
  *
  * <p>Lateness is measured from a tighter estimate of when the server was due: the same, but from
  * the connect's <em>completion</em> as the client saw it, so that a slow connect (a full accept
@@ -98,6 +104,8 @@ final class Scenario {
      * and roles (0: none).
      */
     final double churnPerSecond;
+    /** The protocol the clients speak and the servers serve ({@code --probe}). */
+    final ServerConfig.Protocol protocol;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -115,6 +123,7 @@ final class Scenario {
         this.maxLine = b.maxLine;
         this.floodLines = b.floodLines;
         this.churnPerSecond = b.churnPerSecond;
+        this.protocol = b.protocol;
     }
 
     static Builder builder() {
@@ -123,7 +132,46 @@ final class Scenario {
 
     /** How long after a connection's last activity a correct server may act on it, at the earliest. */
     long closeWindowNanos() {
+        if (protocol == ServerConfig.Protocol.MQTT) {
+            // MqttKeepAlive's rounding: up to the nanosecond
+            return (long) Math.ceil(mqttKeepAliveSeconds() * MqttKeepAlive.DEFAULT_MULTIPLIER * 1e9);
+        }
         return policy == Policy.CLOSE ? idleTimeoutNanos : pingIntervalNanos + maxMissedPings * pingTimeoutNanos;
+    }
+
+    /** MQTT: the Keep Alive the clients announce in CONNECT, {@code --ping-interval} in whole seconds. */
+    int mqttKeepAliveSeconds() {
+        return (int) (pingIntervalNanos / 1_000_000_000L);
+    }
+
+    /**
+     * Why the server closes a connection that went silent: what it counts the close as, and what its
+     * goodbye names (MQTT has no server goodbye: the clients get none, see {@link #expectedGoodbye}).
+     */
+    CloseReason idleCloseReason() {
+        return policy == Policy.PING && protocol.pings() ? CloseReason.PING_TIMEOUT : CloseReason.READER_IDLE;
+    }
+
+    /** The reason the server's goodbye names before an idle close, or null if the protocol has no goodbye. */
+    CloseReason expectedGoodbye() {
+        return protocol == ServerConfig.Protocol.MQTT ? null : idleCloseReason();
+    }
+
+    /**
+     * Whether a connection of this role sends the protocol's keep-alive every
+     * {@link #keepAlivePeriodNanos} while alive: dying ones with the close policy, and with MQTT the
+     * ones that keep alive by PINGREQ (pong, dying).
+     */
+    boolean sendsKeepAlives(Role role) {
+        if (protocol == ServerConfig.Protocol.MQTT) {
+            return role == Role.PONG || role == Role.DYING;
+        }
+        return role == Role.DYING && policy == Policy.CLOSE;
+    }
+
+    /** Whether any role sends keep-alives (see {@link #sendsKeepAlives}). */
+    boolean hasKeepAlives() {
+        return protocol == ServerConfig.Protocol.MQTT || policy == Policy.CLOSE;
     }
 
     /**
@@ -142,9 +190,12 @@ final class Scenario {
         return durationNanos - closeWindowNanos() - graceNanos();
     }
 
-    /** A dying connection's keep-alive period with the close policy (a third of the idle timeout). */
+    /**
+     * The keep-alive period: a third of the idle timeout (dying connections, close policy), or MQTT's
+     * Keep Alive (PINGREQ).
+     */
     long keepAlivePeriodNanos() {
-        return idleTimeoutNanos / 3;
+        return protocol == ServerConfig.Protocol.MQTT ? pingIntervalNanos : idleTimeoutNanos / 3;
     }
 
     /** The wheel tick Heartbeat runs with: the one given, else its default. */
@@ -209,12 +260,26 @@ final class Scenario {
         return z ^ (z >>> 31);
     }
 
+    /**
+     * The servers' policy: the scenario's, but close for MQTT, whose servers close by the keep-alive
+     * rule (with {@link #serverIdleTimeoutNanos} as the deadline for CONNECT).
+     */
+    ServerConfig.Policy serverPolicy() {
+        return protocol == ServerConfig.Protocol.MQTT || policy == Policy.CLOSE ? ServerConfig.Policy.CLOSE
+                : ServerConfig.Policy.PING;
+    }
+
+    /** The servers' idle timeout: the scenario's, or for MQTT the close window (the deadline for CONNECT). */
+    long serverIdleTimeoutNanos() {
+        return protocol == ServerConfig.Protocol.MQTT ? closeWindowNanos() : idleTimeoutNanos;
+    }
+
     /** The settings as the servers must be started with, for the demo server's flags. */
     String[] serverFlags() {
-        String[] common = {"--policy", policy.toString(), "--idle-timeout", nanos(idleTimeoutNanos),
-            "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos),
-            "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host", workerHost.toString(),
-            "--max-line", Integer.toString(maxLine)};
+        String[] common = {"--probe", protocol.toString(), "--policy", serverPolicy().toString(), "--idle-timeout",
+            nanos(serverIdleTimeoutNanos()), "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout",
+            nanos(pingTimeoutNanos), "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host",
+            workerHost.toString(), "--max-line", Integer.toString(maxLine)};
         if (tickNanos <= 0) {
             return common;
         }
@@ -243,7 +308,7 @@ final class Scenario {
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
-            String workerHost, int maxLine, int floodLines, double churnPerSecond) {
+            String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -252,22 +317,28 @@ final class Scenario {
                     .pingIntervalNanos(pingIntervalNs).pingTimeoutNanos(pingTimeoutNs).maxMissedPings(maxMissedPings)
                     .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
                     .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).maxLine(maxLine)
-                    .floodLines(floodLines).churnPerSecond(churnPerSecond).build();
+                    .floodLines(floodLines).churnPerSecond(churnPerSecond)
+                    .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
-                workerHost.toString(), maxLine, floodLines, churnPerSecond);
+                workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString());
     }
 
     /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
     String describePolicy() {
-        if (policy == Policy.CLOSE) {
-            return "close after " + format(idleTimeoutNanos) + " without input";
+        if (protocol == ServerConfig.Protocol.MQTT) {
+            return "mqtt: Keep Alive " + mqttKeepAliveSeconds() + "s in CONNECT, PINGREQ that often, close after "
+                    + MqttKeepAlive.DEFAULT_MULTIPLIER + " x that (" + format(closeWindowNanos()) + ") without input";
         }
-        return "PING after " + format(pingIntervalNanos) + " of silence, close after " + maxMissedPings
+        String probe = protocol == ServerConfig.Protocol.LINE ? "" : protocol + ": ";
+        if (policy == Policy.CLOSE) {
+            return probe + "close after " + format(idleTimeoutNanos) + " without input";
+        }
+        return probe + "PING after " + format(pingIntervalNanos) + " of silence, close after " + maxMissedPings
                 + " unanswered (each waited " + format(pingTimeoutNanos) + "): due "
                 + format(closeWindowNanos()) + " after the last input";
     }
@@ -289,6 +360,7 @@ final class Scenario {
         private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
         private int floodLines = 1;
         private double churnPerSecond;
+        private ServerConfig.Protocol protocol = ServerConfig.Protocol.LINE;
 
         Builder connections(int n) {
             this.connections = n;
@@ -365,6 +437,11 @@ final class Scenario {
             return this;
         }
 
+        Builder protocol(ServerConfig.Protocol p) {
+            this.protocol = Objects.requireNonNull(p, "protocol");
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -400,6 +477,7 @@ final class Scenario {
                 throw new IllegalArgumentException("--churn-rate must be between 0 and --connections (" + connections
                         + ") per second: " + churnPerSecond);
             }
+            requireProtocolFits();
             Scenario s = new Scenario(this);
             long quietLimit = s.quietLimitNanos();
             if ((mix.percent(Role.ACTIVE) > 0 || mix.percent(Role.JUNK) > 0) && activePeriodNanos >= quietLimit) {
@@ -413,6 +491,31 @@ final class Scenario {
                 throw new IllegalArgumentException(s.tooShort());
             }
             return s;
+        }
+
+        /** The protocol against the roles and the policy. */
+        private void requireProtocolFits() {
+            if (protocol != ServerConfig.Protocol.LINE) {
+                for (Role r : Role.values()) {
+                    if (r.isEdge() && mix.percent(r) > 0) {
+                        throw new IllegalArgumentException("--mix " + r + "=" + mix.percent(r) + ": the edge role " + r
+                                + " speaks the line protocol (raw bytes and lines), not --probe " + protocol
+                                + "; give --probe line, or a mix of silent, active, pong and dying");
+                    }
+                }
+            }
+            if (protocol != ServerConfig.Protocol.MQTT) {
+                return;
+            }
+            if (policy != Policy.PING) {
+                throw new IllegalArgumentException("--probe mqtt keeps connections alive by the clients' PINGREQ "
+                        + "(every --ping-interval, their Keep Alive) and the server closes after 1.5 x that: give "
+                        + "--policy ping, not --policy " + policy);
+            }
+            if (pingIntervalNanos % 1_000_000_000L != 0 || pingIntervalNanos > 0xFFFFL * 1_000_000_000L) {
+                throw new IllegalArgumentException("--probe mqtt: --ping-interval is the Keep Alive the clients "
+                        + "announce in CONNECT, whole seconds from 1s to 65535s: " + format(pingIntervalNanos));
+            }
         }
 
         private static void requireAtLeastMillis(String flag, long nanos) {
@@ -437,7 +540,10 @@ final class Scenario {
         long min = closeWindowNanos() + graceNanos() + second;
         // the largest window w with w + max(2 s, w / 4) + 1 s <= duration
         long fits = Math.max(0, Math.min(durationNanos - MIN_GRACE_NANOS - second, (durationNanos - second) * 4 / 5));
-        String window = policy == Policy.CLOSE ? "--policy close: --idle-timeout " + format(idleTimeoutNanos)
+        boolean mqtt = protocol == ServerConfig.Protocol.MQTT;
+        String window = mqtt ? "--probe mqtt: 1.5 x --ping-interval " + format(pingIntervalNanos) + " = "
+                + format(closeWindowNanos())
+                : policy == Policy.CLOSE ? "--policy close: --idle-timeout " + format(idleTimeoutNanos)
                 : "--policy ping: --ping-interval " + format(pingIntervalNanos) + " + --max-missed-pings "
                         + maxMissedPings + " x --ping-timeout " + format(pingTimeoutNanos) + " = "
                         + format(closeWindowNanos());
@@ -450,7 +556,13 @@ final class Scenario {
         }
         long ms = TimeUnit.MILLISECONDS.toNanos(1);
         String example;
-        if (policy == Policy.CLOSE) {
+        if (mqtt) {
+            long keepAlive = (long) (fits / MqttKeepAlive.DEFAULT_MULTIPLIER) / second;
+            if (keepAlive < 1) {
+                return way;
+            }
+            example = "--ping-interval " + keepAlive + "s";
+        } else if (policy == Policy.CLOSE) {
             example = "--idle-timeout " + format(fits / ms * ms);
         } else {
             // a ping timeout t and an interval of 1.5 t: the window is (max-missed-pings + 1.5) t

@@ -46,7 +46,7 @@ final class TcpCoordinator {
     /** PING lines sent, for either idle impl. */
     static final String PINGS_SENT = "demo_pings_sent_total";
     /** By reason: {@code max_line} is not an idle close; every other reason is. */
-    static final String CLOSED = "demo_connections_closed_total";
+    static final String CLOSED = ServerMetrics.CLOSED;
     /** Value 1; the server's settings are its labels. */
     static final String SERVER_INFO = "demo_server_info";
     /** Heartbeat's worker counters in the report, and the servers' metrics they come from. */
@@ -251,6 +251,7 @@ final class TcpCoordinator {
                     }
                 }
                 result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, PINGS_SENT));
+                windowEnd.forEach(result.serverMetrics::add);
                 result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }
             for (ChildProcess c : clients) {
@@ -477,7 +478,12 @@ final class TcpCoordinator {
     }
 
     private void requireMatchingTarget(String impl, Map<String, String> info) {
-        String policy = plan.scenario.policy.toString();
+        String policy = plan.scenario.serverPolicy().toString();
+        String probe = info.getOrDefault("probe", "line"); // servers from before --probe serve lines
+        if (!plan.scenario.protocol.toString().equals(probe)) {
+            throw new IllegalArgumentException("--target servers serve --probe " + probe + ", not "
+                    + plan.scenario.protocol + ": give --probe " + probe);
+        }
         if (!impl.equals(info.get("idle_impl"))) {
             throw new IllegalArgumentException("--target servers run idle-impl " + info.get("idle_impl") + ", not "
                     + impl + ": give --compare " + info.get("idle_impl"));

@@ -15,6 +15,12 @@ enum Verdict {
     PREMATURE,
     /** Closed, not early, but the connection should have stayed open (an active or answering one). */
     UNEXPECTED,
+    /**
+     * Expected to be closed and closed on time, but the server's goodbye named another reason than
+     * the one the role is closed for (a silent WebSocket client told {@code READER_IDLE} rather than
+     * {@code PING_TIMEOUT}, say), or none where the protocol has one.
+     */
+    WRONG_REASON,
     /** Expected to be closed, still open when the run ended. */
     LEFT_OPEN,
     /** Not expected to be closed, and open at the end. */
@@ -32,10 +38,22 @@ enum Verdict {
      * @param dueNanos the earliest moment a correct server may close it
      */
     static Verdict ofClose(boolean expectsClose, long dueNanos, long closedAt) {
+        return ofClose(expectsClose, dueNanos, closedAt, true);
+    }
+
+    /**
+     * The verdict on a close the client saw at {@code closedAt}, after a goodbye that named the
+     * expected reason, or not.
+     *
+     * @param expectsClose whether the server should close this connection in the run
+     * @param dueNanos the earliest moment a correct server may close it
+     * @param expectedReason whether the server's goodbye named the reason this role is closed for
+     */
+    static Verdict ofClose(boolean expectsClose, long dueNanos, long closedAt, boolean expectedReason) {
         if (closedAt - dueNanos < 0) {
             return PREMATURE;
         }
-        return expectsClose ? ON_TIME : UNEXPECTED;
+        return !expectsClose ? UNEXPECTED : expectedReason ? ON_TIME : WRONG_REASON;
     }
 
     /** The verdict on a connection still open at the end of the run. */
@@ -68,6 +86,6 @@ enum Verdict {
 
     /** Whether this verdict fails a {@code --check} run. */
     boolean isFailure() {
-        return this == PREMATURE || this == UNEXPECTED || this == LEFT_OPEN;
+        return this == PREMATURE || this == UNEXPECTED || this == LEFT_OPEN || this == WRONG_REASON;
     }
 }

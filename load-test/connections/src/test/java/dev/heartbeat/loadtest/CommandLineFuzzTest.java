@@ -30,7 +30,7 @@ class CommandLineFuzzTest {
         "--idle-timeout", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--duration", "--active-rate",
         "--connect-rate", "--server-heap", "--client-heap", "--jvm-arg", "--server-threads", "--client-threads",
         "--max-connections-per-process", "--base-port", "--tick", "--target", "--target-metrics", "--seed", "--out",
-        "--check", "--demo-server-jar"};
+        "--check", "--demo-server-jar", "--probe"};
     private static final String[] VALUES = {"", " ", "0", "-1", "1", "2", "3", "100", "2000", "65535", "65536",
         "2147483647", "2147483648", "-9223372036854775808", "1ms", "0ms", "-5s", "3s", "10s", "30s", "2m", "1h",
         "99999999999999d", "1.5s", "10 s", "s", "NaN", "Infinity", "-Infinity", "1e3", "1e400", "0x10", "0.0001",
@@ -38,7 +38,7 @@ class CommandLineFuzzTest {
         "silent=100", "active=50,silent=50", "silent=10,dying=10,active=10,pong=70", "pong=100%", "silent=101",
         "silent=50,silent=50", "dying=-5,pong=105", "=", "512m", "2g", "0m", "12x", "-Xmx1g", "127.0.0.1:7000",
         "127.0.0.1", "[::1]:80", "host:99999", ":", "reports/x", "\u00e9t\u00e9", "%s%n", "--connections", "\0",
-        "true", "false"};
+        "true", "false", "line", "websocket", "http2", "mqtt", "MQTT", "silent=50,trickle=50"};
 
     @Test
     void everyCommandLineMakesAPlanOrIsRefusedNamingTheFlagAndValue() {

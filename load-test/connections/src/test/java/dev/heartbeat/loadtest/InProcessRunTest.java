@@ -7,10 +7,12 @@ package dev.heartbeat.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.EchoPipeline;
+import dev.heartbeat.demo.ServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -21,6 +23,8 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The client and the verdicts end to end, in this JVM on the local transport, with the demo server's
@@ -32,14 +36,24 @@ class InProcessRunTest {
     private static final int CONNECTIONS = 200;
 
     private static Scenario scenario() {
+        return scenario(ServerConfig.Protocol.LINE);
+    }
+
+    /**
+     * With MQTT, whose Keep Alive is whole seconds: Keep Alive 1 s, every close due 1.5 s after the last
+     * input, in a 4.8 s window.
+     */
+    private static Scenario scenario(ServerConfig.Protocol protocol) {
+        boolean mqtt = protocol == ServerConfig.Protocol.MQTT;
         return Scenario.builder()
+                .protocol(protocol)
                 .connections(CONNECTIONS)
                 .policy(Scenario.Policy.PING)
-                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(100))
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(mqtt ? 1_000 : 100))
                 .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(50))
                 .maxMissedPings(2)
                 .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
-                .durationNanos(TimeUnit.MILLISECONDS.toNanos(3_300))
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(mqtt ? 4_800 : 3_300))
                 .build();
     }
 
@@ -88,8 +102,44 @@ class InProcessRunTest {
         assertEquals(mustClose, r.observedCloses);
         assertEquals(mustClose, r.lateness.getTotalCount());
         assertTrue(r.echoesRecorded > counts.get(Role.ACTIVE) * 100, "echoes measured: " + r.echoesRecorded);
-        assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * 10L, "pongs were pinged");
+        if (s.protocol.pings()) {
+            assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * 10L, "pongs were pinged");
+        }
         assertEquals(0, r.closedByRole[Role.PONG.ordinal()], "answering connections stay open");
+        assertEquals(mustClose, r.goodbyes(s.expectedGoodbye()), "every close told why: " + s.expectedGoodbye());
+        assertEquals(0, r.wrongReason);
+    }
+
+    /** A whole run, then the servers' own close counts against what the clients were told. */
+    private static void assertCorrectRun(Scenario s, String impl) throws Exception {
+        EventLoopGroup host = newHost();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, impl, 2), host.next())) {
+            RunResult run = new RunResult(impl, RunPlan.LOCAL, s.connections);
+            run.client = run(s, impl, echo.initializer());
+            assertCorrect(s, run.client);
+            run.serverMetrics.add(ServerMetrics.of(echo));
+            assertEquals(List.of(), run.closeReasonFailures(s));
+            if (s.protocol.matchesAnswers() || (s.protocol.pings() && Scenario.NETTY.equals(impl))) {
+                assertTrue(run.serverMetrics.rttCount() >= s.mix.counts(s.connections).get(Role.PONG) * 10L,
+                        "round trips of the pongs' answers: " + run.serverMetrics.rttCount());
+            }
+        } finally {
+            host.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Each protocol's pings and answers (Pong, PING ACK) and goodbyes (Close frame, GOAWAY) with each
+     * idle impl: the same verdicts as the line protocol's, every silent and dying client told
+     * PING_TIMEOUT, as many as the server counted; MQTT's keep-alive rule closes them (no goodbye),
+     * PINGREQ keeps the others.
+     */
+    @ParameterizedTest
+    @CsvSource({"WEBSOCKET, heartbeat", "WEBSOCKET, netty", "HTTP2, heartbeat", "HTTP2, netty", "MQTT, heartbeat",
+        "MQTT, netty"})
+    void everyProtocolClosesSilentAndDyingClientsForTheRightReason(ServerConfig.Protocol protocol, String impl)
+            throws Exception {
+        assertCorrectRun(scenario(protocol), impl);
     }
 
     @Test

@@ -5,6 +5,8 @@
 package dev.heartbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -17,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -47,7 +51,8 @@ class LoadTestCommandTest {
         for (String flag : new String[] {"--connections", "--transport", "--duration", "--idle-timeout", "--policy",
             "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
             "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
-            "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk"}) {
+            "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
+            "mqtt", "PINGREQ", "GOAWAY"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -80,6 +85,41 @@ class LoadTestCommandTest {
                 "--ping-interval", "3s", "--ping-timeout", "1s", "--duration", "20s");
         assertRefused("--duration 30s is too short", "--policy", "close", "--duration", "30s");
         assertRefused("Unknown option: '--bogus'", "--bogus");
+        assertRefused("Invalid value for option '--probe': expected one of [LINE, WEBSOCKET, HTTP2, MQTT]", "--probe",
+                "grpc");
+        assertRefused("--mix trickle=50: the edge role trickle speaks the line protocol (raw bytes and lines), not "
+                + "--probe websocket", "--probe", "websocket", "--mix", "silent=50,trickle=50");
+        assertRefused("give --policy ping, not --policy close", "--probe", "mqtt", "--policy", "close");
+        assertRefused("--probe mqtt: --ping-interval is the Keep Alive the clients announce in CONNECT, whole seconds "
+                + "from 1s to 65535s: 2.5s", "--probe", "mqtt", "--ping-interval", "2500ms");
+        assertRefused("(--probe mqtt: 1.5 x --ping-interval 40s = 1m)", "--probe", "mqtt", "--duration", "40s");
+    }
+
+    @Test
+    void theProbeGoesToTheServersAndMqttClosesAfterOneAndAHalfKeepAlives() {
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe WebSocket").split(" "));
+        Scenario ws = ((LoadTest) cmd.getCommand()).scenario();
+        assertEquals(ServerConfig.Protocol.WEBSOCKET, ws.protocol);
+        assertEquals(TimeUnit.SECONDS.toNanos(7), ws.closeWindowNanos(), "3 s + 2 x 2 s, as with lines");
+        assertEquals(CloseReason.PING_TIMEOUT, ws.expectedGoodbye());
+        assertTrue(String.join(" ", ws.serverFlags()).startsWith("--probe websocket --policy ping "),
+                String.join(" ", ws.serverFlags()));
+        assertEquals(ws.settings(), ws.settings().scenario().settings(), "the probe survives the JSON hand-over");
+
+        cmd = LoadTest.commandLine();
+        cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe mqtt").split(" "));
+        Scenario mqtt = ((LoadTest) cmd.getCommand()).scenario();
+        assertEquals(3, mqtt.mqttKeepAliveSeconds());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(4500), mqtt.closeWindowNanos());
+        assertNull(mqtt.expectedGoodbye(), "MQTT 3.1.1 has no server goodbye");
+        assertEquals(CloseReason.READER_IDLE, mqtt.idleCloseReason());
+        assertTrue(mqtt.sendsKeepAlives(Role.PONG) && mqtt.sendsKeepAlives(Role.DYING));
+        assertFalse(mqtt.sendsKeepAlives(Role.SILENT) || mqtt.sendsKeepAlives(Role.ACTIVE));
+        assertFalse(mqtt.expectsClose(Scenario.HEARTBEAT, Role.PONG), "PINGREQ keeps it");
+        assertTrue(mqtt.expectsClose(Scenario.HEARTBEAT, Role.SILENT));
+        assertTrue(String.join(" ", mqtt.serverFlags()).startsWith("--probe mqtt --policy close --idle-timeout "
+                + TimeUnit.MILLISECONDS.toNanos(4500) + "ns "), "the CONNECT deadline: the close window");
     }
 
     @Test
@@ -124,5 +164,20 @@ class LoadTestCommandTest {
             found++;
         }
         assertTrue(found >= 4, "the edge-role and soak commands in README.md: " + found);
+    }
+
+    @Test
+    void theReadmesProbeCommandsAreValidScenarios() throws IOException {
+        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*--probe [^`]*)`").matcher(readme);
+        int found = 0;
+        while (m.find()) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs(m.group(1).trim().split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertTrue(m.group(1).contains("--probe " + s.protocol), m.group(1));
+            found++;
+        }
+        assertTrue(found >= 3, "the --probe commands in README.md: " + found);
     }
 }

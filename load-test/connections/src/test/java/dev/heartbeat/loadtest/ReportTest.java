@@ -14,6 +14,8 @@ import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.heartbeat.demo.PingRtt;
+import dev.heartbeat.netty.CloseReason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +23,7 @@ class ReportTest {
 
     private static final String[] REQUIRED = {"connections", "premature_closes", "expected_closes",
         "observed_closes", "lateness_ms", "echo_latency_us", "heap_bytes_per_connection", "server_cpu_seconds",
-        "worker_cpu_seconds", "connect_seconds"};
+        "worker_cpu_seconds", "connect_seconds", "wrong_reason_closes", "close_reasons", "ping_rtt_ms"};
 
     static RunResult result(String impl, long premature, long leftOpen, double latenessMs, double echoUs,
             double heapPerConnection, double cpu) {
@@ -53,6 +55,13 @@ class ReportTest {
         }
         r.serverProcesses = 1;
         r.clientProcesses = 1;
+        c.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = c.observedCloses;
+        PingRtt rtt = new PingRtt();
+        for (int i = 1; i <= 100; i++) {
+            rtt.record(i * 10_000L); // 10 us .. 1 ms
+        }
+        r.serverMetrics.add(ServerProbe.parseMetrics(rtt.exposition()
+                + "demo_connections_closed_total{reason=\"ping_timeout\"} " + c.observedCloses + "\n"));
         return r;
     }
 
@@ -91,6 +100,13 @@ class ReportTest {
         assertEquals(1.0, hb.get("worker_cpu_seconds").asDouble(), 1e-9);
         assertEquals(2.0, hb.get("connect_seconds").asDouble(), 1e-9);
         assertTrue(results.get(Scenario.NETTY).get("tcp").get("worker_cpu_seconds").isNull(), "no worker: null, not 0");
+        assertEquals(300, hb.get("close_reasons").get("told_clients").get("PING_TIMEOUT").asLong());
+        assertEquals(300, hb.get("close_reasons").get("counted_by_servers").get("PING_TIMEOUT").asLong());
+        assertEquals(300, hb.get("by_role").get("silent").get("close_reasons").get("PING_TIMEOUT").asLong());
+        JsonNode rtt = hb.get("ping_rtt_ms");
+        assertEquals(100, rtt.get("count").asLong());
+        assertEquals(1.0, rtt.get("max").asDouble(), 1e-9);
+        assertTrue(rtt.get("p50").asDouble() > 0.5 / 1.19 && rtt.get("p50").asDouble() < 0.5 * 1.19, rtt.toString());
         assertTrue(json.get("check").get("passed").asBoolean());
     }
 
@@ -136,6 +152,9 @@ class ReportTest {
         String md = Files.readString(dir.resolve("report.md"));
         assertTrue(md.contains("| tcp | heartbeat | netty (IdleStateHandler) | heartbeat / netty |"), md);
         assertTrue(md.contains("| heap per connection (bytes) | 1,500 | 2,000 | 0.75 |"), md);
+        assertTrue(md.contains("| closes by reason: as told to the clients; as the servers counted them | "
+                + "PING_TIMEOUT 300; servers: PING_TIMEOUT 300 | PING_TIMEOUT 300; servers: PING_TIMEOUT 300 |"), md);
+        assertTrue(md.contains("| servers' ping RTT p50 / p99 / max (ms; samples) |"), md);
         String html = Files.readString(dir.resolve("report.html"));
         assertTrue(html.contains("<svg"), "charts are inline SVG");
         assertEquals(4, html.split("<svg", -1).length - 1, "lateness, echo latency, heap, CPU");

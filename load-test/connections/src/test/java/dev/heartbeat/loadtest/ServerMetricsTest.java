@@ -5,65 +5,73 @@
 package dev.heartbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.heartbeat.demo.DemoServer;
+import dev.heartbeat.demo.PingRtt;
 import dev.heartbeat.demo.ServerConfig;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import dev.heartbeat.netty.CloseReason;
+import org.junit.jupiter.api.Test;
 
-/**
- * Every sample a tcp run reads from a demo server's {@code /metrics} ({@link TcpCoordinator}'s names)
- * is there on a real demo server, parsed as {@link ServerProbe#parseMetrics} parses it: a missing one
- * would read as 0 and fill the report with zeros.
- */
+/** The servers' close reasons and ping round trips as the load test reads and checks them. */
 class ServerMetricsTest {
 
-    @ParameterizedTest
-    @EnumSource(names = {"HEARTBEAT", "NETTY"})
-    void everySampleTheCoordinatorReadsIsThere(ServerConfig.IdleImpl impl) throws Exception {
-        try (DemoServer server = DemoServer.start(ServerConfig.builder().host("127.0.0.1").port(0).metricsPort(0)
-                .workerThreads(1).idleImpl(impl).policy(ServerConfig.Policy.PING).build())) {
-            ServerProbe probe = new ServerProbe("127.0.0.1:" + server.metricsPort());
-            Map<String, Double> before = probe.metrics();
-
-            List<String> names = new ArrayList<>(List.of(TcpCoordinator.PROCESS_CPU_NANOS, TcpCoordinator.PINGS_SENT));
-            if (impl == ServerConfig.IdleImpl.HEARTBEAT) {
-                names.add(TcpCoordinator.WORKER_CPU_SECONDS);
-                for (String[] counter : TcpCoordinator.HEARTBEAT_COUNTERS) {
-                    names.add(counter[1]);
-                }
-            }
-            for (String name : names) {
-                double v = ServerProbe.value(before, name);
-                assertTrue(Double.isFinite(v) && v >= 0, name + " = " + v);
-            }
-            assertSampled(before, TcpCoordinator.GC_SECONDS + "{gc=\"");
-            assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"ping_timeout\"}");
-            assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"max_line\"}");
-            assertEquals(0, TcpCoordinator.idleCloses(before));
-
-            Map<String, String> info = TcpCoordinator.serverInfo(before);
-            assertEquals(impl.toString(), info.get("idle_impl"));
-            assertEquals("ping", info.get("policy"));
-            assertEquals(server.transport(), info.get("transport"));
-
-            probe.gc(); // costs CPU: the process CPU time is cumulative, in nanoseconds
-            Map<String, Double> after = probe.metrics();
-            double cpuNanos = ServerProbe.value(after, TcpCoordinator.PROCESS_CPU_NANOS)
-                    - ServerProbe.value(before, TcpCoordinator.PROCESS_CPU_NANOS);
-            assertTrue(cpuNanos > 0 && cpuNanos < 60e9, "process CPU over a full GC: " + cpuNanos + " ns");
+    private static Map<String, Double> server(long pingTimeoutCloses, long... rttMicros) {
+        PingRtt rtt = new PingRtt();
+        for (long us : rttMicros) {
+            rtt.record(us * 1000);
         }
+        Map<String, Double> m = ServerProbe.parseMetrics(rtt.exposition()
+                + "demo_connections_closed_total{reason=\"reader_idle\"} 0\n"
+                + "demo_connections_closed_total{reason=\"ping_timeout\"} " + pingTimeoutCloses + "\n"
+                + "demo_connections_closed_total{reason=\"max_line\"} 7\n");
+        return m;
     }
 
-    private static void assertSampled(Map<String, Double> metrics, String prefix) {
-        assertFalse(metrics.entrySet().stream()
-                .filter(e -> e.getKey().startsWith(prefix) && Double.isFinite(e.getValue()))
-                .findAny().isEmpty(), "no sample " + prefix + "...");
+    @Test
+    void sumsTheServersAndReadsQuantilesFromTheBuckets() {
+        long[] first = new long[100];
+        for (int i = 0; i < first.length; i++) {
+            first[i] = 100L + i; // 100..199 us
+        }
+        ServerMetrics m = new ServerMetrics().add(server(3, first)).add(server(4, 5_000));
+        assertEquals(7, m.closes(CloseReason.PING_TIMEOUT), "summed; max_line is no CloseReason");
+        assertEquals(0, m.closes(CloseReason.READER_IDLE));
+        assertEquals(7, m.closesTotal());
+        assertEquals(101, m.rttCount());
+        assertEquals(5.0, m.rttMaxMillis(), 1e-9, "the largest sample of either, exactly");
+        double p50 = m.rttQuantileMillis(0.5);
+        assertTrue(p50 >= 0.149 / 1.19 && p50 <= 0.151 * 1.19, "within a bucket of 150 us: " + p50);
+        double p999 = m.rttQuantileMillis(0.999);
+        assertTrue(p999 > 4.2 && p999 <= 5.0 * 1.19, "in the bucket of 5 ms: " + p999);
+        assertTrue(Double.isNaN(new ServerMetrics().rttQuantileMillis(0.5)), "no samples");
+    }
+
+    @Test
+    void theServersCountsMustMatchWhatTheClientsWereTold() {
+        Scenario s = Scenario.builder().protocol(ServerConfig.Protocol.WEBSOCKET).build();
+        RunResult r = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 10);
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 3;
+        r.client.goodbyesByRole[Role.DYING.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 4;
+        assertEquals(List.of(), r.closeReasonFailures(s), "not read: nothing to compare");
+        r.serverMetrics.add(server(7));
+        assertEquals(List.of(), r.closeReasonFailures(s));
+        r.client.goodbyesByRole[Role.PONG.ordinal()][CloseReason.READER_IDLE.ordinal()] = 1;
+        assertEquals(List.of("heartbeat/local: the servers counted 0 closes for READER_IDLE, the clients were told "
+                + "READER_IDLE 1 times"), r.closeReasonFailures(s));
+    }
+
+    @Test
+    void withoutAGoodbyeEveryServerCloseMustBeTheKeepAlivesAndSeen() {
+        Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT).build();
+        RunResult r = new RunResult(Scenario.NETTY, RunPlan.TCP, 10);
+        r.client.closedByRole[Role.SILENT.ordinal()] = 5;
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"reader_idle\"} 5\n"));
+        assertEquals(List.of(), r.closeReasonFailures(mqtt));
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_timeout\"} 1\n"));
+        assertEquals(List.of("netty/tcp: the servers counted 1 closes for other reasons than READER_IDLE: "
+                + "{READER_IDLE=5, PING_TIMEOUT=1}"), r.closeReasonFailures(mqtt));
     }
 }

@@ -24,7 +24,7 @@ class SlotScheduleTest {
         assertEquals(1000, s.slots());
         List<ClientConnection> members = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            ClientConnection c = new ClientConnection(i, Role.ACTIVE, false);
+            LineConnection c = new LineConnection(i, Role.ACTIVE, false);
             members.add(c);
             s.add(c);
         }
@@ -43,7 +43,7 @@ class SlotScheduleTest {
     @Test
     void aLateLoopFiresTheMissedSlotsWithTheirOwnIntendedMomentsAtMostOnePeriodPerTurn() {
         SlotSchedule s = new SlotSchedule(10 * MS, 0); // 10 slots of 1 ms
-        ClientConnection c = new ClientConnection(3, Role.ACTIVE, false);
+        LineConnection c = new LineConnection(3, Role.ACTIVE, false);
         s.add(c);
         List<Long> intended = new ArrayList<>();
         int fired = s.fire(39 * MS, (x, t) -> intended.add(t)); // stalled for 39 ms: one period per turn

@@ -31,6 +31,15 @@ class VerdictTest {
     }
 
     @Test
+    void anOnTimeCloseForAnotherReasonThanTheRolesIsAFailure() {
+        assertEquals(Verdict.WRONG_REASON, Verdict.ofClose(true, 1000, 5000, false));
+        assertEquals(Verdict.ON_TIME, Verdict.ofClose(true, 1000, 5000, true));
+        assertEquals(Verdict.PREMATURE, Verdict.ofClose(true, 1000, 999, false), "early first");
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofClose(false, 1000, 5000, false), "it should not have closed at all");
+        assertTrue(Verdict.WRONG_REASON.isFailure());
+    }
+
+    @Test
     void comparesAcrossNanoTimeWrapAround() {
         long due = Long.MAX_VALUE - 10;
         assertEquals(Verdict.ON_TIME, Verdict.ofClose(true, due, due + 100)); // wrapped past MAX_VALUE

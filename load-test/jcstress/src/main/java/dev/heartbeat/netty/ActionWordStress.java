@@ -44,12 +44,12 @@ public final class ActionWordStress {
 
         public SameTag() {
             h.configToJudge(); // judges serial 0
-            h.offerActions(HeartbeatHandler.READER);
+            h.offerActions(IdlePolicy.READER);
         }
 
         @Actor
         public void worker(III_Result r) {
-            r.r1 = h.offerActions(HeartbeatHandler.WRITER);
+            r.r1 = h.offerActions(IdlePolicy.WRITER);
         }
 
         @Actor
@@ -81,14 +81,14 @@ public final class ActionWordStress {
 
         public TagChange() {
             h.configToJudge(); // judges serial 0
-            h.offerActions(HeartbeatHandler.READER);
+            h.offerActions(IdlePolicy.READER);
             h.reconfigure(Fixture.CONFIG_B); // serial 2
         }
 
         @Actor
         public void worker(III_Result r) {
             h.configToJudge(); // judges serial 2
-            r.r1 = h.offerActions(HeartbeatHandler.WRITER);
+            r.r1 = h.offerActions(IdlePolicy.WRITER);
         }
 
         @Actor

@@ -65,7 +65,7 @@ public class BatchStress {
         ctx2 = Fixture.Stub.context(executor);
         h1.ctx = ctx1.asContext();
         h2.ctx = ctx2.asContext();
-        offer(h1, HeartbeatHandler.READER);
+        offer(h1, IdlePolicy.READER);
         batch.submitIfNeeded();
         loop.executes = 0; // that submission is the run of the event-loop actor
     }
@@ -78,8 +78,8 @@ public class BatchStress {
 
     @Actor
     public void worker() {
-        offer(h1, HeartbeatHandler.WRITER);
-        offer(h2, HeartbeatHandler.READER);
+        offer(h1, IdlePolicy.WRITER);
+        offer(h2, IdlePolicy.READER);
         batch.submitIfNeeded();
     }
 

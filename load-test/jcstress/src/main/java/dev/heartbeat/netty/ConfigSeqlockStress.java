@@ -36,10 +36,11 @@ public final class ConfigSeqlockStress {
     }
 
     static void judge(HeartbeatHandler h, II_Result r) {
-        HeartbeatConfig cfg = h.configToJudge();
+        BoundConfig bound = h.configToJudge();
+        HeartbeatConfig cfg = bound == null ? null : bound.config;
         r.r1 = code(cfg);
         if (cfg != null) {
-            h.offerActions(HeartbeatHandler.READER);
+            h.offerActions(IdlePolicy.READER);
         }
     }
 

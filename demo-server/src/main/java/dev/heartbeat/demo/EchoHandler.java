@@ -1,0 +1,103 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.demo;
+
+import java.io.IOException;
+
+import dev.heartbeat.netty.CloseReason;
+import dev.heartbeat.netty.HeartbeatCloseEvent;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every protocol's echo handler does alike, at the end of its pipeline: counts connections,
+ * flushes once per read batch, stops reading from a client whose echoes are not drained, says
+ * goodbye before a close for idleness ({@link HeartbeatCloseEvent}, fired by Heartbeat and by the
+ * {@code --idle-impl netty} handlers alike), and closes a connection after an exception. One
+ * instance serves every connection of a server; event loop only.
+ */
+abstract class EchoHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EchoHandler.class);
+
+    final DemoCounters counters;
+
+    EchoHandler(DemoCounters counters) {
+        this.counters = counters;
+    }
+
+    /**
+     * Writes the protocol's goodbye naming {@code reason}, if it has one and can send it now; the
+     * close follows right after this returns.
+     */
+    abstract void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason);
+
+    /** Handles an exception its own way (and closes), or returns false for the common handling. */
+    boolean handle(ChannelHandlerContext ctx, Throwable cause) {
+        return false;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        counters.accepted.increment();
+        counters.open.increment();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        counters.open.decrement();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush(); // one flush per read batch, not per message
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // A client that sends but does not read: stop reading until its echoes drain, so its
+        // pending writes cannot grow without bound.
+        Channel ch = ctx.channel();
+        ch.config().setAutoRead(ch.isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            return; // the event policy: already counted by the monitor or the A/B handler
+        }
+        if (evt instanceof HeartbeatCloseEvent close && ctx.channel().isActive()) {
+            sayGoodbye(ctx, close.reason());
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // deprecated in ChannelHandler, current in ChannelInboundHandler
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Channel ch = ctx.channel();
+        if (!ch.isOpen()) {
+            return; // already closing: count each connection once
+        }
+        if (handle(ctx, cause)) {
+            return;
+        }
+        counters.connectionErrors.increment();
+        if (cause instanceof IOException) {
+            LOG.debug("{}: {}", ch, cause.toString()); // resets and the like: routine with many clients
+        } else {
+            LOG.warn("{}: closing after an unexpected exception", ch, cause);
+        }
+        ctx.close();
+    }
+}

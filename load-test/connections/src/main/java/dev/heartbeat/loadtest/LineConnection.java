@@ -1,0 +1,253 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
+import dev.heartbeat.netty.CloseReason;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.ByteProcessor;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * The client side of one line-protocol connection, and the only handler in its pipeline: it plays the
+ * connection's {@link Role}, parses the server's lines without a decoder (a few bytes of state, no
+ * buffer: the echo protocol's lines here are a number, {@code PING} or a goodbye) and tells its
+ * {@link ClientLoop} what happened. About 70 bytes besides the channel: the load test's own cost per
+ * connection stays small next to what it measures.
+ *
+ * <p>Lines sent: the intended send time in decimal nanoseconds (active), {@code PONG} (answers and
+ * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood), random
+ * binary lines starting with 0xFF (junk), one over-long line (longline). Lines understood: a number (an
+ * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, {@code BYE <REASON>} (the server's
+ * goodbye before a close for idleness), a line starting with 0xFF (junk echoed); anything else is
+ * ignored.
+ */
+final class LineConnection extends ClientConnection implements ByteProcessor {
+
+    private static final byte LINE_START = 0;
+    private static final byte NUMBER = 1;
+    private static final byte WORD = 2;
+    private static final byte JUNK = 3;
+    private static final byte OTHER = 4;
+
+    /** The first byte of every junk line: never valid in UTF-8, never a digit or a word's start. */
+    static final byte JUNK_START = (byte) 0xFF;
+    /** The longest junk line's random part: well below any {@code --max-line}. */
+    private static final int MAX_JUNK_BYTES = 64;
+
+    private static final int WORD_PING = 0;
+    private static final int WORD_PONG = 1;
+    private static final int WORD_TOO_LONG = 2;
+    /** The first goodbye: {@code BYE} and each close reason follow, in the reasons' order. */
+    private static final int WORD_BYE = 3;
+    /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
+    private static final byte[][] WORDS = words();
+    private static final byte PING_LINE_BYTES = 5;
+
+    private byte lineState;
+    private long number;
+    /** In state {@link #WORD}: the words the line still matches, and how many bytes of them it matched. */
+    private int words;
+    private byte wordLength;
+    /** Bytes a trickle connection has sent, none of them a newline. */
+    private int trickled;
+    /** Whether this connection has sent more than {@code --max-line} bytes without a newline, and when. */
+    private boolean overLong;
+    private long overLongAt;
+    /** Whether the server answered {@code ERR line too long}. */
+    private boolean refusedLine;
+
+    LineConnection(int index, Role role, boolean expectsClose) {
+        super(index, role, expectsClose);
+    }
+
+    private static byte[][] words() {
+        CloseReason[] reasons = CloseReason.values();
+        byte[][] w = new byte[WORD_BYE + reasons.length][];
+        w[WORD_PING] = ascii("PING");
+        w[WORD_PONG] = ascii("PONG");
+        w[WORD_TOO_LONG] = ascii("ERR line too long");
+        for (int i = 0; i < reasons.length; i++) {
+            w[WORD_BYE + i] = ascii("BYE " + reasons[i].name());
+        }
+        if (w.length > Integer.SIZE) {
+            throw new AssertionError("more words than bits in an int: " + w.length);
+        }
+        return w;
+    }
+
+
+    @Override
+    boolean sentOverLongLine() {
+        return overLong;
+    }
+
+    @Override
+    long overLongAt() {
+        return overLongAt;
+    }
+
+    @Override
+    boolean refusedLine() {
+        return refusedLine;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (msg instanceof ByteBuf) {
+                ((ByteBuf) msg).forEachByte(this);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** One byte of input: advances the line state; a newline ends the line. */
+    @Override
+    public boolean process(byte b) {
+        if (b == '\n') {
+            endLine();
+            return true;
+        }
+        switch (lineState) {
+            case LINE_START:
+                if (b >= '0' && b <= '9') {
+                    lineState = NUMBER;
+                    number = (long) b - '0';
+                } else if (b == JUNK_START) {
+                    lineState = JUNK;
+                } else {
+                    words = 0;
+                    wordLength = 0;
+                    matchWord(b);
+                }
+                break;
+            case NUMBER:
+                if (b >= '0' && b <= '9' && number < Long.MAX_VALUE / 10 - 10) {
+                    number = number * 10 + (b - '0');
+                } else {
+                    lineState = OTHER;
+                }
+                break;
+            case WORD:
+                if (b != '\r') { // a CR before the newline is tolerated
+                    matchWord(b);
+                }
+                break;
+            default:
+                break;
+        }
+        return true;
+    }
+
+    /** Keeps the words whose next byte is {@code b}; none left: the line is something else. */
+    private void matchWord(byte b) {
+        int still = 0;
+        for (int w = 0; w < WORDS.length; w++) {
+            boolean candidate = wordLength == 0 || (words & (1 << w)) != 0;
+            if (candidate && WORDS[w].length > wordLength && WORDS[w][wordLength] == b) {
+                still |= 1 << w;
+            }
+        }
+        words = still;
+        wordLength++;
+        lineState = still == 0 ? OTHER : WORD;
+    }
+
+    private void endLine() {
+        byte state = lineState;
+        lineState = LINE_START;
+        if (state == NUMBER) {
+            loop.echoReceived(this, number, System.nanoTime());
+        } else if (state == JUNK) {
+            loop.junkEchoed(this);
+        } else if (state == WORD) {
+            if (matched(WORD_PING)) {
+                if (loop.pingReceived(this, System.nanoTime())) {
+                    sendPong();
+                }
+            } else if (matched(WORD_PONG)) {
+                loop.pongReceived(this);
+            } else if (matched(WORD_TOO_LONG)) {
+                refusedLine = true;
+            } else {
+                for (int w = WORD_BYE; w < WORDS.length; w++) {
+                    if (matched(w)) {
+                        goodbye(CloseReason.values()[w - WORD_BYE]);
+                    }
+                }
+            }
+        }
+    }
+
+    private boolean matched(int word) {
+        return (words & (1 << word)) != 0 && WORDS[word].length == wordLength;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    boolean sendEcho(long number) {
+        ByteBuf buf = channel.alloc().buffer(21);
+        writeDecimal(buf, number);
+        write(buf.writeByte('\n'));
+        return true;
+    }
+
+    @Override
+    void sendKeepAlive() {
+        sendPong();
+    }
+
+    /** A {@code PONG} line: the answer to a ping, and the keep-alive. */
+    private void sendPong() {
+        write(channel.alloc().buffer(5).writeBytes(WORDS[WORD_PONG]).writeByte('\n'));
+    }
+
+    /** Trickle: writes one byte, never a newline; the one past {@code maxLine} makes the line over-long. */
+    void sendTrickleByte(int maxLine) {
+        ByteBuf buf = channel.alloc().buffer(1).writeByte('x');
+        write(buf);
+        if (++trickled > maxLine && !overLong) {
+            overLong = true;
+            overLongAt = lastActivity;
+        }
+    }
+
+    /** Ping flood: writes {@code lines} PING lines at once. */
+    void sendPings(int lines) {
+        ByteBuf buf = channel.alloc().buffer(lines * PING_LINE_BYTES);
+        for (int i = 0; i < lines; i++) {
+            buf.writeBytes(WORDS[WORD_PING]).writeByte('\n');
+        }
+        write(buf);
+    }
+
+    /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */
+    void sendJunk(SplittableRandom random, int maxLine) {
+        int n = random.nextInt(Math.min(MAX_JUNK_BYTES, maxLine - 1));
+        ByteBuf buf = channel.alloc().buffer(n + 2).writeByte(JUNK_START);
+        for (int i = 0; i < n; i++) {
+            int b = random.nextInt(256);
+            buf.writeByte(b == '\n' ? 0xFE : b);
+        }
+        write(buf.writeByte('\n'));
+    }
+
+    /** Long line: {@code maxLine + 1} bytes, then a newline, in one write. */
+    void sendLongLine(int maxLine) {
+        ByteBuf buf = channel.alloc().buffer(maxLine + 2);
+        buf.writeCharSequence("x".repeat(maxLine + 1), StandardCharsets.US_ASCII);
+        write(buf.writeByte('\n'));
+        overLong = true;
+        overLongAt = lastActivity;
+    }
+}
