@@ -47,8 +47,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <tr><td>heartbeat.worker.cpu</td><td>counter (seconds)</td><td></td><td>CPU time of the worker thread
  *     and of the cycles it ran on a host event loop</td></tr>
  * <tr><td>heartbeat.wheel.entries</td><td>gauge</td><td></td><td>entries in the timing wheel</td></tr>
- * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures</td><td>counter</td>
- *     <td></td><td>see {@link HeartbeatStats}</td></tr>
+ * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures,
+ *     heartbeat.dispatch.failures, heartbeat.worker.callback.failures, heartbeat.unmonitored.channels</td>
+ *     <td>counter</td><td></td><td>see {@link HeartbeatStats}; the last three should stay at zero: alert on
+ *     them</td></tr>
  * </table>
  *
  * <p>Counters and gauges read the monitor's own counters when the registry polls them. The two timers
@@ -102,6 +104,13 @@ public final class HeartbeatMetrics implements MeterBinder {
                 s -> s.stallRechecks());
         counter(registry, "heartbeat.action.failures", "Actions that threw on an event loop", Tags.empty(),
                 s -> s.actionFailures());
+        counter(registry, "heartbeat.dispatch.failures", "Action batches an event loop refused or whose hand-off threw",
+                Tags.empty(), s -> s.dispatchRejected() + s.dispatchFailures());
+        counter(registry, "heartbeat.worker.callback.failures", "Worker expiry callbacks that threw", Tags.empty(),
+                s -> s.timer().callbackFailures());
+        counter(registry, "heartbeat.unmonitored.channels",
+                "Channels activated or reconfigured after the monitor was closed: they have no idle detection",
+                Tags.empty(), s -> s.unmonitoredChannels());
         gauge(registry, "heartbeat.wheel.entries", "Entries in the timing wheel", s -> s.timer().entries());
         gauge(registry, "heartbeat.worker.queue.depth", "Requests waiting for the worker",
                 s -> s.timer().queueDepth());

@@ -47,9 +47,18 @@ class HeartbeatMetricsTest {
         assertEquals(1.0, registry.get("heartbeat.idle.events").tags("state", "reader_idle").functionCounter().count());
         assertEquals((double) monitor.stats().timer().expired(),
                 registry.get("heartbeat.worker.expirations").functionCounter().count());
+        for (String alert : new String[] {"heartbeat.dispatch.failures", "heartbeat.worker.callback.failures",
+                "heartbeat.unmonitored.channels"}) {
+            assertEquals(0.0, registry.get(alert).functionCounter().count(), alert);
+        }
         open.finishAndReleaseAll();
         closing.finishAndReleaseAll();
+        io.netty.channel.ChannelHandler made = monitor.newHandler(
+                HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).build());
         monitor.close();
+        EmbeddedChannel late = new EmbeddedChannel(made); // active after the close: not watched
+        assertEquals(1.0, registry.get("heartbeat.unmonitored.channels").functionCounter().count());
+        late.finishAndReleaseAll();
     }
 
     @Test
