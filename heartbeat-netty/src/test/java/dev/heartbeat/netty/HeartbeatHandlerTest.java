@@ -753,7 +753,7 @@ class HeartbeatHandlerTest {
             }
             long allocated = threads.getThreadAllocatedBytes(tid) - before;
             long fired = monitor.stats().readerIdleEvents() - events;
-            if (round == 1) { // the first round warms up
+            if (round == rounds - 1) { // the rounds before warm up
                 assertTrue(fired > 30_000, "fired " + fired);
                 assertTrue(allocated < 16_384, allocated + " bytes allocated for " + fired + " idle events");
             }
@@ -780,7 +780,10 @@ class HeartbeatHandlerTest {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
-        for (int round = 0; round < 2; round++) {
+        // Steady state means compiled code: until C2 has compiled the paths, escape analysis has not removed
+        // what it removes, and run alone (a cold JVM) the second of two rounds still allocated 1-70 KB.
+        int rounds = 8;
+        for (int round = 0; round < rounds; round++) {
             long consumed = monitor.answersConsumed();
             long allocated = 0;
             for (int ping = 0; ping < 500; ping++) {
@@ -801,7 +804,7 @@ class HeartbeatHandlerTest {
                 allocated += threads.getThreadAllocatedBytes(tid) - before;
             }
             assertEquals(500, monitor.answersConsumed() - consumed, "every answer recognised and consumed");
-            if (round == 1) { // the first round warms up
+            if (round == rounds - 1) { // the rounds before warm up
                 assertTrue(allocated < 1_024, name + ": " + allocated + " bytes allocated for 500 pings and answers");
             }
         }
