@@ -753,7 +753,7 @@ class HeartbeatHandlerTest {
             }
             long allocated = threads.getThreadAllocatedBytes(tid) - before;
             long fired = monitor.stats().readerIdleEvents() - events;
-            if (round == rounds - 1) { // the rounds before warm up
+            if (round == 1) { // the first round warms up
                 assertTrue(fired > 30_000, "fired " + fired);
                 assertTrue(allocated < 16_384, allocated + " bytes allocated for " + fired + " idle events");
             }
@@ -781,8 +781,9 @@ class HeartbeatHandlerTest {
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         // Steady state means compiled code: until C2 has compiled the paths, escape analysis has not removed
-        // what it removes, and run alone (a cold JVM) the second of two rounds still allocated 1-70 KB.
-        int rounds = 8;
+        // what it removes. Run alone (a cold JVM), the last of 2 rounds allocated 1-70 KB and the last of 8
+        // still 1,112 B; after 29 rounds (14,500 pings) it is below the limit, as in the whole suite.
+        int rounds = 30;
         for (int round = 0; round < rounds; round++) {
             long consumed = monitor.answersConsumed();
             long allocated = 0;
