@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedXaddArrayQueue;
@@ -348,7 +349,15 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         }
         // Wake a parked worker only if it would otherwise wake too late for this deadline: a request
         // for later waits in the queue until the worker's next wake-up, at most MAX_SLEEP_NANOS away.
-        if (parked && deadline - wakeAt < 0 && PARKED.compareAndSet(this, true, false)) {
+        if (parked && deadline - wakeAt < 0) {
+            wakeParked();
+        }
+        return true;
+    }
+
+    /** Wakes the parked worker (its thread, or its host), unless another requester has already. */
+    private void wakeParked() {
+        if (PARKED.compareAndSet(this, true, false)) {
             CycleHost h = host;
             if (h == null) {
                 LockSupport.unpark(thread);
@@ -356,7 +365,78 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
                 h.wake();
             }
         }
+    }
+
+    /**
+     * Runs {@code task} on the worker's cycle thread at its next cycle, in order with the schedule and
+     * cancel requests made before it, and wakes a parked worker for it. For rare whole-wheel work
+     * (such as a drain, which re-times every entry through {@link #forEachScheduled} and
+     * {@link #move}); allocates one small object per call. A task that throws is counted and logged
+     * as a handler failure; the worker goes on.
+     *
+     * @return {@code false} if the worker is closed and the task will never run
+     */
+    public boolean execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (lifecycle >= CLOSING) {
+            counters.rejected();
+            return false;
+        }
+        requests.offer(new Task(task));
+        if (parked) {
+            wakeParked();
+        }
         return true;
+    }
+
+    /**
+     * Hands every entry scheduled in the wheel to {@code action} (see {@link TimingWheel#forEach}).
+     * Only from a task run by {@link #execute} or from an {@link ExpiryHandler}, on the cycle thread.
+     *
+     * @throws IllegalStateException on any other thread
+     */
+    public void forEachScheduled(Consumer<? super E> action) {
+        requireCycleThread("forEachScheduled");
+        wheel.forEach(action);
+    }
+
+    /**
+     * Moves a scheduled {@code entry} to {@code deadline} (coalesced, as every deadline is), outside
+     * its own expiry. Only on the cycle thread, as {@link #forEachScheduled}; an entry that is not
+     * scheduled (cancelled or firing) is left alone.
+     *
+     * @return whether the entry was scheduled and has been moved
+     * @throws IllegalStateException on any other thread
+     */
+    public boolean move(E entry, long deadline) {
+        requireCycleThread("move");
+        if (!entry.isScheduled() || entry == firing) {
+            return false;
+        }
+        wheel.schedule(entry, entry.coalesce(deadline));
+        counters.rearmed();
+        return true;
+    }
+
+    private void requireCycleThread(String what) {
+        if (Thread.currentThread() != cycleThread) {
+            throw new IllegalStateException(what + " is only allowed on the worker's cycle (a task given to "
+                    + "execute, or an expiry handler)");
+        }
+    }
+
+    /** A task queued among the requests (see {@link #execute}): never scheduled in the wheel. */
+    private static final class Task extends TimerEntry {
+        final Runnable task;
+
+        Task(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public String toString() {
+            return "task " + task;
+        }
     }
 
     /**
@@ -456,6 +536,14 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     /** Applies the latest request of an entry. A drain consumer: must not throw. */
     @SuppressWarnings("unchecked")
     private void apply(TimerEntry request) {
+        if (request instanceof Task t) {
+            try {
+                t.task.run();
+            } catch (Throwable e) {
+                failed(t, e);
+            }
+            return;
+        }
         E entry = (E) request;
         int state = entry.takeRequest();
         switch (state & TimerEntry.LIFECYCLE) {

@@ -289,6 +289,27 @@ public final class TimingWheel<E extends TimerEntry> {
         return Math.max(0, (earliestTick << tickShift) - elapsed);
     }
 
+    /**
+     * Hands every scheduled entry to {@code action}, due ones included, in no particular order. The
+     * action must not schedule or cancel entries (collect them, then move them). O(slots + entries).
+     */
+    @SuppressWarnings("unchecked")
+    public void forEach(java.util.function.Consumer<? super E> action) {
+        Objects.requireNonNull(action, "action");
+        for (Head slot : slots) {
+            visitList(slot, action);
+        }
+        visitList(due, action);
+        visitList(expiring, action);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void visitList(TimerEntry sentinel, java.util.function.Consumer<? super E> action) {
+        for (TimerEntry e = sentinel.next; e != sentinel; e = e.next) {
+            action.accept((E) e);
+        }
+    }
+
     /** Removes every entry; a handler is not called. Afterwards every removed entry is unscheduled. */
     public void clear() {
         for (int i = 0; i < slots.length; i++) {

@@ -25,6 +25,13 @@ final class BoundConfig {
     final boolean tracksWrites;
     /** The configuration's {@code matchesAnswers}: the read path offers messages to the probe. */
     final boolean matchesAnswers;
+    /**
+     * Whether the read path looks at inbound messages: for the probe's answers ({@link #matchesAnswers})
+     * or for the answer to a two-phase goodbye's ping.
+     */
+    final boolean inspectsReads;
+    /** Whether writability changes are stamped (the configuration has {@code maxUnwritable}). */
+    final boolean watchesWritability;
     /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
     final PingCounters pings;
 
@@ -35,6 +42,8 @@ final class BoundConfig {
         this.tracksReads = config.tracksReads;
         this.tracksWrites = config.tracksWrites;
         this.matchesAnswers = config.matchesAnswers;
+        this.inspectsReads = config.matchesAnswers || (config.guards != null && config.guards.twoPhase);
+        this.watchesWritability = config.guards != null && config.guards.maxUnwritableNanos > 0;
         this.pings = config.probe == null ? null : monitor.pingCounters(config.probe);
     }
 }

@@ -107,6 +107,10 @@ public final class HeartbeatConfig {
      * it. The monitor caps it (see {@code HeartbeatMonitor.Builder#maxCoalescing}).
      */
     final long coalescingNanos;
+    /** The lifecycle guards and the goodbye probe, or null for neither (see {@link Guards}). */
+    final Guards guards;
+    /** Whether the policy itself has a timeout (a configuration may have only guards). */
+    final boolean policyTracks;
     /** Whether reads matter to this configuration: the read path stamps only then. */
     final boolean tracksReads;
     /** Whether writes matter to this configuration: the write path listens only then. */
@@ -136,12 +140,17 @@ public final class HeartbeatConfig {
                 shortest = Math.min(shortest, t);
             }
         }
+        this.policyTracks = shortest != Long.MAX_VALUE;
+        this.guards = b.guards();
+        if (guards != null && guards.any()) {
+            shortest = Math.min(shortest, guards.firstLookNanos());
+        }
         this.shortestNanos = shortest;
         long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
         finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
         this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
         this.tracksReads = policy.tracksReads(this);
-        this.tracksWrites = policy.tracksWrites(this);
+        this.tracksWrites = policy.tracksWrites(this) || (guards != null && guards.writeStallNanos > 0);
     }
 
     /**
@@ -283,6 +292,46 @@ public final class HeartbeatConfig {
         return ackMode;
     }
 
+    /** The maximum connection age (see {@link Builder#maxAge}); zero when off. */
+    public Duration maxAge() {
+        return Duration.ofNanos(guards == null ? 0 : guards.maxAgeNanos);
+    }
+
+    /** The maximum age's jitter fraction (see {@link Builder#maxAgeJitter}); zero when off. */
+    public double maxAgeJitter() {
+        return guards == null ? 0 : guards.ageJitter;
+    }
+
+    /** How the maximum age is jittered. */
+    public JitterMode maxAgeJitterMode() {
+        return guards == null ? JitterMode.SYMMETRIC : guards.jitterMode;
+    }
+
+    /** The grace after the maximum age's goodbye (see {@link Builder#maxAgeGrace}); zero for none. */
+    public Duration maxAgeGrace() {
+        return Duration.ofNanos(guards == null ? 0 : guards.graceNanos);
+    }
+
+    /** The write-stall timeout (see {@link Builder#writeStall}); zero when off. */
+    public Duration writeStall() {
+        return Duration.ofNanos(guards == null ? 0 : guards.writeStallNanos);
+    }
+
+    /** The longest a channel may stay unwritable (see {@link Builder#maxUnwritable}); zero when off. */
+    public Duration maxUnwritable() {
+        return Duration.ofNanos(guards == null ? 0 : guards.maxUnwritableNanos);
+    }
+
+    /** Whose goodbye is written at maximum age and in a drain, if any (see {@link Builder#goodbye}). */
+    public java.util.Optional<Probe> goodbye() {
+        return java.util.Optional.ofNullable(guards == null ? null : guards.goodbye);
+    }
+
+    /** Whether the channel needs a {@link GuardState}. */
+    boolean hasGuardState() {
+        return guards != null && guards.any();
+    }
+
     /** Whether any timeout is enabled. */
     boolean tracksAnything() {
         return shortestNanos != Long.MAX_VALUE;
@@ -292,6 +341,9 @@ public final class HeartbeatConfig {
     public String toString() {
         StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy.kind());
         policy.describe(this, s);
+        if (guards != null) {
+            guards.describe(s);
+        }
         return s.append(']').toString();
     }
 
@@ -315,6 +367,13 @@ public final class HeartbeatConfig {
         private long adaptiveMinNanos;
         private long adaptiveMaxNanos;
         private long readerCloseNanos;
+        private long maxAgeNanos;
+        private double ageJitter;
+        private JitterMode jitterMode = JitterMode.SYMMETRIC;
+        private long graceNanos;
+        private long writeStallNanos;
+        private long maxUnwritableNanos;
+        private Probe goodbye;
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -469,6 +528,94 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * Ends every connection at this age, whatever its activity (gRPC's {@code maxConnectionAge},
+         * Envoy's {@code max_connection_duration}): so that load spreads again over new servers, and
+         * credentials and routes are picked up again. At the age, Heartbeat fires a
+         * {@link HeartbeatGoodbyeEvent}, writes the {@link #goodbye} probe's goodbye (HTTP/2: GOAWAY,
+         * in two halves with a PING between them when there is a grace; WebSocket: Close 1001), and
+         * closes the channel (reason {@link CloseReason#MAX_AGE}) after the {@link #maxAgeGrace}, or
+         * as soon as the goodbye is written (at most 1 s later) without one. Measured from the moment
+         * the channel became active; any policy. {@code Duration.ZERO} (the default) disables it.
+         */
+        public Builder maxAge(Duration age) {
+            maxAgeNanos = timeoutNanos("maxAge", age, true);
+            return this;
+        }
+
+        /**
+         * Spreads the maximum age per channel by up to {@code fraction} of it, in {@code mode}'s
+         * direction, so that connections opened together (after a deploy) do not all reconnect
+         * together. In [0, 1); 0 (the default) disables it. Needs {@link #maxAge}.
+         */
+        public Builder maxAgeJitter(double fraction, JitterMode mode) {
+            if (!(fraction >= 0 && fraction < 1)) {
+                throw new IllegalArgumentException("maxAgeJitter must be in [0, 1): " + fraction);
+            }
+            this.ageJitter = fraction;
+            this.jitterMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * How long a connection at its maximum age may go on after its goodbye, to finish what it
+         * started (gRPC's {@code maxConnectionAgeGrace}); the channel is closed at its end unless the
+         * peer closed it first. {@code Duration.ZERO} (the default) closes as soon as the goodbye is
+         * written. Needs {@link #maxAge}.
+         */
+        public Builder maxAgeGrace(Duration grace) {
+            graceNanos = timeoutNanos("maxAgeGrace", grace, true);
+            return this;
+        }
+
+        /**
+         * Closes a channel that has bytes waiting in its outbound buffer and has sent none of them for
+         * {@code timeout} (reason {@link CloseReason#WRITE_STALL}), as nginx's {@code send_timeout} and
+         * Go's {@code WriteByteTimeout} do: a peer that stopped reading, or a path that died with data in
+         * flight. A slow peer that still takes bytes is never cut: any byte leaving (a write completing,
+         * or progress on a large one) starts the timeout again. Messages written but not flushed count
+         * as waiting. The channel is closed between {@code timeout} and 1.25 x {@code timeout} after
+         * the last byte left; it is looked at every quarter of the timeout. Separate from writer idle,
+         * which measures our silence, not the peer's. Any policy; {@code Duration.ZERO} disables it.
+         */
+        public Builder writeStall(Duration timeout) {
+            writeStallNanos = timeoutNanos("writeStall", timeout, true);
+            return this;
+        }
+
+        /**
+         * Closes a channel that stays unwritable ({@code !channel.isWritable()}: its outbound buffer
+         * above the high water mark) for {@code timeout} (reason {@link CloseReason#UNWRITABLE}):
+         * a bound on the memory a slow consumer can hold, whatever it still reads. Measured from the
+         * writability change Netty fires; any policy. {@code Duration.ZERO} disables it.
+         */
+        public Builder maxUnwritable(Duration timeout) {
+            maxUnwritableNanos = timeoutNanos("maxUnwritable", timeout, true);
+            return this;
+        }
+
+        /**
+         * Whose goodbye to write when a channel reaches its {@link #maxAge} or is drained
+         * ({@code HeartbeatMonitor.drain}): {@link Probes#http2()} (GOAWAY), {@link Probes#webSocket()}
+         * (Close 1001 "going away"), or a custom {@link Probe} overriding {@link Probe#newGoodbye}.
+         * Defaults to the ping policy's probe; none for the other policies (then only the
+         * {@link HeartbeatGoodbyeEvent} is fired, for the application to say its own goodbye).
+         */
+        public Builder goodbye(Probe probe) {
+            this.goodbye = Objects.requireNonNull(probe, "goodbye probe");
+            return this;
+        }
+
+        /** The guards these settings make, or null for none. */
+        private Guards guards() {
+            Probe bye = goodbye != null ? goodbye : probe;
+            if (maxAgeNanos == 0 && writeStallNanos == 0 && maxUnwritableNanos == 0 && bye == null) {
+                return null;
+            }
+            return new Guards(maxAgeNanos, ageJitter, jitterMode, graceNanos, writeStallNanos, maxUnwritableNanos,
+                    bye);
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
@@ -495,9 +642,15 @@ public final class HeartbeatConfig {
                         + "matched ackMode (MATCHED_ONLY or MATCHED_EXTENDS), to time the answers it adapts to; "
                         + "this has probe " + probe + " and ackMode " + ackMode);
             }
-            if (!pings() && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
+            if (maxAgeNanos == 0 && (ageJitter > 0 || graceNanos > 0)) {
+                throw new IllegalStateException((ageJitter > 0 ? "maxAgeJitter" : "maxAgeGrace") + " needs maxAge: "
+                        + "call maxAge(Duration) too");
+            }
+            boolean guarded = maxAgeNanos > 0 || writeStallNanos > 0 || maxUnwritableNanos > 0;
+            if (!pings() && !guarded && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
                 throw new IllegalStateException("policy " + policy.kind() + " needs a timeout: set readerIdle, "
-                        + "writerIdle or allIdle to a positive duration");
+                        + "writerIdle or allIdle to a positive duration (or a guard: maxAge, writeStall, "
+                        + "maxUnwritable)");
             }
             return new HeartbeatConfig(this);
         }
@@ -508,6 +661,13 @@ public final class HeartbeatConfig {
             b.writerIdleNanos = writerIdleNanos;
             b.allIdleNanos = allIdleNanos;
             b.observeOutput = observeOutput;
+            b.maxAgeNanos = maxAgeNanos;
+            b.ageJitter = ageJitter;
+            b.jitterMode = jitterMode;
+            b.graceNanos = graceNanos;
+            b.writeStallNanos = writeStallNanos;
+            b.maxUnwritableNanos = maxUnwritableNanos;
+            b.goodbye = goodbye;
             return b;
         }
 

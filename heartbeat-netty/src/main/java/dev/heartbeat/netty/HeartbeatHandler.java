@@ -43,9 +43,13 @@ import io.netty.util.concurrent.EventExecutor;
 final class HeartbeatHandler extends TimerEntry
         implements ChannelInboundHandler, ChannelOutboundHandler, ChannelFutureListener {
 
-    /** The action bits live in the low half of the hand-off word, the config tag in the high half. */
-    private static final int ACTION_BITS = 0xFFFF;
-    private static final int TAG_SHIFT = 16;
+    /**
+     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-19), and
+     * above them a 12-bit tag of the configuration serial the bits were judged under.
+     */
+    private static final int POLICY_BITS = 0xFFFF;
+    private static final int TAG_SHIFT = 20;
+    private static final int TAG_BITS = 0xFFF;
     /** An answer deadline's coalescing window is the configuration's divided by 2^this. */
     static final int ANSWER_WINDOW_SHIFT = 2;
 
@@ -57,6 +61,12 @@ final class HeartbeatHandler extends TimerEntry
      * coalescing window (see {@link #coalesce}). Set by the policy's judgement, read by the re-arm at its end.
      */
     private static final int ANSWER_PHASE = 1 << 29;
+    /** The channel is to be drained at its slot (see {@link #startDraining}): the sign bit, kept when reconfigured. */
+    private static final int DRAINING = 1 << 31;
+    private static final int DRAIN_SLOT_SHIFT = 16;
+    /** A drain spreads its channels over this many slots of its window (12 bits of the judgement word). */
+    static final int DRAIN_SLOTS = 1 << 12;
+    private static final int DRAIN_SLOT_BITS = (DRAIN_SLOTS - 1) << DRAIN_SLOT_SHIFT;
 
     // Event-loop lifecycle.
     private static final byte NEW = 0;
@@ -203,9 +213,9 @@ final class HeartbeatHandler extends TimerEntry
         long now = monitor.ticker.nanoTime();
         stampRead(now);
         stampWrite(now);
-        SIDE.setOpaque(this, cfg.policy.sideFor(cfg, side(), ctx.channel(), now)); // before the schedule request
+        SIDE.setOpaque(this, sideFor(cfg, ctx.channel(), now)); // before the schedule request
         monitor.channelOpened();
-        if (cfg.tracksAnything() && !monitor.worker.schedule(this, now + cfg.shortestNanos)) {
+        if (cfg.tracksAnything() && !monitor.worker.schedule(this, firstCheck(cfg, now))) {
             monitor.unmonitored(this); // the monitor was closed after this handler was made
         }
     }
@@ -234,7 +244,7 @@ final class HeartbeatHandler extends TimerEntry
         long now = 0;
         if (lifecycle == ACTIVE) {
             now = monitor.ticker.nanoTime();
-            SIDE.setOpaque(this, cfg.policy.sideFor(cfg, side(), ctx.channel(), now)); // before cfg is published
+            SIDE.setOpaque(this, sideFor(cfg, ctx.channel(), now)); // before cfg is published
         }
         CONFIG.setRelease(this, bound);
         if (lifecycle == ACTIVE) {
@@ -242,11 +252,32 @@ final class HeartbeatHandler extends TimerEntry
             stampWrite(now);
             if (!cfg.tracksAnything()) {
                 monitor.worker.cancel(this);
-            } else if (!monitor.worker.schedule(this, now + cfg.shortestNanos)) {
+            } else if (!monitor.worker.schedule(this, firstCheck(cfg, now))) {
                 monitor.unmonitored(this);
             }
         }
         CONFIG_SERIAL.setRelease(this, serial + 2);
+    }
+
+    /**
+     * Event loop: the side object for {@code cfg}: the policy's (see {@link HandlerPolicy#sideFor}),
+     * wrapped in a {@link GuardState} when the configuration sets a guard.
+     */
+    private Object sideFor(HeartbeatConfig cfg, Channel channel, long now) {
+        Object current = SIDE.getOpaque(this);
+        Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now);
+        return cfg.hasGuardState() ? cfg.guards.sideFor(inner, current, channel, now) : inner;
+    }
+
+    /**
+     * Event loop: when the first check under {@code cfg}, whose stamps are set to {@code now}, is due:
+     * {@code shortestNanos} later, or sooner for a guard whose state runs on from before (an age, a
+     * goodbye, an unwritable spell).
+     */
+    private long firstCheck(HeartbeatConfig cfg, long now) {
+        long first = now + cfg.shortestNanos;
+        return cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g
+                ? HandlerPolicy.earliest(first, cfg.guards.firstDeadline(g, first)) : first;
     }
 
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
@@ -314,9 +345,15 @@ final class HeartbeatHandler extends TimerEntry
         LAST_WRITE.setOpaque(this, now);
     }
 
-    /** Any thread: the side object, or null (opaque). */
+    /** Any thread: the policy's side object, or null (opaque); unwrapped from the guards' state if there is one. */
     Object side() {
-        return SIDE.getOpaque(this);
+        Object s = SIDE.getOpaque(this);
+        return s instanceof GuardState g ? g.inner : s;
+    }
+
+    /** Any thread: the guards' state, or null (opaque). */
+    GuardState guardState() {
+        return SIDE.getOpaque(this) instanceof GuardState g ? g : null;
     }
 
     /** Any thread: the round-trip time from the probe's answers, or null (no sample, or no matching probe). */
@@ -362,9 +399,9 @@ final class HeartbeatHandler extends TimerEntry
         return judgement;
     }
 
-    /** Worker only: sets the judgement word; the handler's own flags must be passed through unchanged. */
+    /** Worker only: sets the policy's low 16 bits of the judgement word; the handler's own flags stay. */
     void judgement(int word) {
-        judgement = word;
+        judgement = (judgement & ~POLICY_BITS) | (word & POLICY_BITS);
     }
 
     /** Worker only: whether the next check waits for an answer, which gives it a finer coalescing window. */
@@ -389,9 +426,28 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
-    /** Worker, from the judgement of this entry's expiry: the entry comes due next at {@code next}. */
+    /**
+     * Worker, from the judgement of this entry's expiry: the entry comes due next at {@code next}, or
+     * sooner if a guard or the channel's drain slot needs it sooner.
+     */
     void checkAgainAt(long next) {
-        monitor().worker.rearm(this, next);
+        if (SIDE.getOpaque(this) instanceof GuardState g) {
+            next = HandlerPolicy.earliest(next, g.next);
+        }
+        HeartbeatMonitor monitor = monitor();
+        if (judgement < 0) { // DRAINING
+            next = HandlerPolicy.earliest(next, monitor.drainTime(drainSlot()));
+        }
+        monitor.worker.rearm(this, next);
+    }
+
+    /** Worker only: this channel is to be drained at {@code slot} of the monitor's drain (see {@link #DRAIN_SLOTS}). */
+    void startDraining(int slot) {
+        judgement = (judgement & ~DRAIN_SLOT_BITS) | DRAINING | (slot << DRAIN_SLOT_SHIFT);
+    }
+
+    private int drainSlot() {
+        return (judgement & DRAIN_SLOT_BITS) >>> DRAIN_SLOT_SHIFT;
     }
 
     // ------------------------------------------------------------------ event loop: the hot path
@@ -402,19 +458,27 @@ final class HeartbeatHandler extends TimerEntry
         if (bound.tracksReads) {
             READING.setOpaque(this, true);
         }
-        if (bound.matchesAnswers && side() instanceof ProbeState probe) {
-            boolean consumed;
-            try {
-                consumed = probe.onInbound(bound, ctx, msg);
-            } catch (Throwable t) { // a throwing probe: counted, logged (rate-limited); the message goes on
-                bound.monitor.actionFailed(this, t);
-                consumed = false;
-            }
-            if (consumed) {
-                return; // our ping's answer, consumed: still a read for idleness (stamped above)
-            }
+        if (bound.inspectsReads && inspect(bound, ctx, msg)) {
+            return; // an answer to our ping, consumed: still a read for idleness (stamped above)
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /** Event loop: offers {@code msg} to the goodbye and the probe; whether one of them consumed it. */
+    private boolean inspect(BoundConfig bound, ChannelHandlerContext ctx, Object msg) {
+        Object side = SIDE.getOpaque(this);
+        try {
+            if (side instanceof GuardState g) {
+                if (g.phase() == GuardState.WARNED && bound.config.guards.onInbound(this, ctx, g, msg)) {
+                    return true;
+                }
+                side = g.inner;
+            }
+            return bound.matchesAnswers && side instanceof ProbeState probe && probe.onInbound(bound, ctx, msg);
+        } catch (Throwable t) { // a throwing probe: counted, logged (rate-limited); the message goes on
+            bound.monitor.actionFailed(this, t);
+            return false;
+        }
     }
 
     @Override
@@ -464,7 +528,20 @@ final class HeartbeatHandler extends TimerEntry
      */
     int judge(BoundConfig bound, long now) {
         judgement &= ~STALL_GRACE; // judged at last: a later stall may defer it again
-        return bound.config.policy.judge(this, bound, now);
+        HeartbeatConfig cfg = bound.config;
+        int bits = 0;
+        if (cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g) {
+            bits = cfg.guards.judge(this, g, ctx.channel(), now);
+        }
+        if (judgement < 0 && now - bound.monitor.drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
+            judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
+            bits |= Guards.DRAIN;
+        }
+        if (cfg.policyTracks) {
+            return bits | cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
+        }
+        checkAgainAt(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // the guards' next look, or the drain's
+        return bits;
     }
 
     /** Worker: whether to defer a check that came due {@code lateness} ns late because the worker stalled. */
@@ -483,8 +560,12 @@ final class HeartbeatHandler extends TimerEntry
      */
     private void prepare(HeartbeatConfig cfg, int serial) {
         judgedSerial = serial;
-        judgement = 0;
-        cfg.policy.start(this, cfg, requestedDeadline() - cfg.shortestNanos); // as requested, before coalescing
+        judgement &= DRAINING | DRAIN_SLOT_BITS; // a drain outlives a reconfiguration
+        // The guards' first look may come before shortestNanos (an age running since activation): the
+        // guard state then knows the stamp time itself.
+        long start = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g ? g.configuredAt
+                : requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
+        cfg.policy.start(this, cfg, start);
     }
 
     // ------------------------------------------------------------------ hand-off
@@ -531,7 +612,7 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private static int tagOf(int serial) {
-        return (serial >>> 1) & ACTION_BITS;
+        return (serial >>> 1) & TAG_BITS;
     }
 
     /**
@@ -556,7 +637,37 @@ final class HeartbeatHandler extends TimerEntry
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again by the policy, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config.config;
-        cfg.policy.perform(this, ctx, cfg, word & ACTION_BITS, monitor.ticker.nanoTime());
+        long now = monitor.ticker.nanoTime();
+        int guardBits = word & Guards.BITS;
+        if (guardBits != 0) {
+            int serial = configSerial;
+            if ((guardBits & Guards.DRAIN) != 0) {
+                drain(ctx, cfg);
+            } else if (SIDE.getOpaque(this) instanceof GuardState g && cfg.hasGuardState()) {
+                cfg.guards.perform(this, ctx, g, guardBits, now);
+            }
+            if (!canStillAct(serial)) {
+                return;
+            }
+        }
+        int policyBits = word & POLICY_BITS;
+        if (policyBits != 0) {
+            cfg.policy.perform(this, ctx, cfg, policyBits, now);
+        }
+    }
+
+    /**
+     * Event loop: this channel's drain slot came: the goodbye event, the close event, the protocol
+     * goodbye, and the close once the goodbye is written.
+     */
+    private void drain(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
+        int serial = configSerial;
+        ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
+        if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0)) {
+            return; // the application closed, removed or reconfigured in reaction
+        }
+        closeAfter(ctx, Guards.sayGoodbye(this, ctx, cfg.guards == null ? null : cfg.guards.goodbye,
+                CloseReason.DRAIN));
     }
 
     /** Event loop: whether an action may still run: the handler is active and the channel open. */
@@ -586,6 +697,24 @@ final class HeartbeatHandler extends TimerEntry
         ctx.close();
     }
 
+    /**
+     * Event loop: closes once {@code written} (a goodbye; null for none) is written, and at most
+     * {@link Guards#GOODBYE_WRITE_WAIT_NANOS} later if its write hangs (a peer that reads nothing).
+     * The entry leaves the wheel now, as with {@link #closeOnce}.
+     */
+    void closeAfter(ChannelHandlerContext ctx, ChannelFuture written) {
+        if (written == null || written.isDone()) {
+            closeOnce(ctx);
+            return;
+        }
+        lifecycle = DESTROYED;
+        config.monitor.channelClosed();
+        config.monitor.worker.cancel(this);
+        written.addListener(f -> ctx.close());
+        ctx.executor().schedule(() -> ctx.close(), Guards.GOODBYE_WRITE_WAIT_NANOS,
+                java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
     // ------------------------------------------------------------------ pass-through
 
     @Override
@@ -600,6 +729,10 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        BoundConfig bound = config;
+        if (bound.watchesWritability && SIDE.getOpaque(this) instanceof GuardState g) {
+            g.writabilityChanged(ctx.channel().isWritable(), bound.ticker.nanoTime());
+        }
         ctx.fireChannelWritabilityChanged();
     }
 

@@ -105,6 +105,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder unmonitoredChannels = new LongAdder();
     /** Whether the one WARN about channels activated after close was logged. */
     private final AtomicBoolean warnedUnmonitored = new AtomicBoolean();
+    /** Worker only: the latest drain's start (ticker time) and window (see {@link #drain}). */
+    private long drainStart;
+    private long drainWindow;
 
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
@@ -202,6 +205,62 @@ public final class HeartbeatMonitor implements AutoCloseable {
         Objects.requireNonNull(config, "config");
         requireOpen();
         return onHandler(channel, handlerName, h -> h.reconfigure(config));
+    }
+
+    /**
+     * Closes every channel this monitor watches, spread evenly over {@code window}, for a rolling
+     * restart (HAProxy's {@code close-spread-time}, at any time): each channel in turn gets a
+     * {@link HeartbeatGoodbyeEvent}, a {@link HeartbeatCloseEvent} with {@link CloseReason#DRAIN},
+     * its configuration's protocol goodbye (see {@link HeartbeatConfig.Builder#goodbye}; HTTP/2 GOAWAY,
+     * WebSocket Close 1001) and is closed once the goodbye is written (at most 1 s later). The worker
+     * takes the channels it watches when it runs the request (its next cycle) and gives each a slot:
+     * channel {@code i} of {@code n} is closed about {@code window * (i + 1) / n} after that, in
+     * 4,096 steps of the window, on the same wheel entry as its idle checks, which go on until then.
+     * Channels that start later are not drained (stop accepting first), and a drain that finds
+     * another under way re-spreads every channel not yet closed over the new window. Any thread.
+     *
+     * @param window how long the drain takes; {@code Duration.ZERO} closes every channel at once
+     * @return completes with the number of channels the drain will close, once the worker has
+     *     spread them
+     * @throws IllegalArgumentException if the window is negative or above {@link HeartbeatConfig#MAX_TIMEOUT}
+     * @throws IllegalStateException if this monitor is closed
+     */
+    public java.util.concurrent.CompletableFuture<Integer> drain(Duration window) {
+        Objects.requireNonNull(window, "window");
+        if (window.isNegative() || window.compareTo(HeartbeatConfig.MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("drain window must be between 0 and 2^61 ns: " + window);
+        }
+        requireOpen();
+        long windowNanos = window.toNanos();
+        java.util.concurrent.CompletableFuture<Integer> spread = new java.util.concurrent.CompletableFuture<>();
+        if (!worker.execute(() -> spread.complete(spreadDrain(windowNanos)))) {
+            spread.completeExceptionally(new IllegalStateException("the monitor closed before the drain began"));
+        }
+        return spread;
+    }
+
+    /** Worker: gives every channel in the wheel its drain slot, and moves its entry there if that is sooner. */
+    private int spreadDrain(long windowNanos) {
+        java.util.List<HeartbeatHandler> handlers = new java.util.ArrayList<>();
+        worker.forEachScheduled(handlers::add);
+        drainStart = ticker.nanoTime();
+        drainWindow = windowNanos;
+        int n = handlers.size();
+        for (int i = 0; i < n; i++) {
+            HeartbeatHandler h = handlers.get(i);
+            int slot = (int) ((long) (i + 1) * HeartbeatHandler.DRAIN_SLOTS / n) - 1;
+            h.startDraining(Math.max(0, slot));
+            long at = drainTime(Math.max(0, slot));
+            if (at - h.deadline() < 0) {
+                worker.move(h, at);
+            }
+        }
+        return n;
+    }
+
+    /** Worker: when drain slot {@code slot} of the latest drain comes. */
+    long drainTime(int slot) {
+        return drainStart + (long) (drainWindow * ((slot + 1) / (double) HeartbeatHandler.DRAIN_SLOTS));
     }
 
     /**

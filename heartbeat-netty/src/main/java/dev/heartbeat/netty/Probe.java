@@ -149,6 +149,29 @@ public abstract class Probe {
     }
 
     /**
+     * Whether this protocol's goodbye at maximum age has two halves ({@link #newGoodbyeWarning}, then
+     * {@link #newGoodbye}), as HTTP/2's has; needs {@link Matching#BY_TOKEN}, to recognise the answer to
+     * the ping between them. False by default.
+     */
+    public boolean hasTwoPhaseGoodbye() {
+        return false;
+    }
+
+    /**
+     * The first half of a two-phase goodbye (see {@link #hasTwoPhaseGoodbye}), or null to say it in
+     * one: a notice that lets the peer finish what it has started (HTTP/2: GOAWAY with the largest
+     * stream id, as gRPC-java sends first). Heartbeat writes it with a ping of this probe, and the
+     * final half ({@link #newGoodbye}) when that ping's answer comes, or after a wait (at most half
+     * the grace, at most 10 s) if none does. Called on the channel's event loop.
+     *
+     * @param ctx the context of the calling handler
+     * @param reason why the channel is ending ({@link CloseReason#MAX_AGE})
+     */
+    public Object newGoodbyeWarning(ChannelHandlerContext ctx, CloseReason reason) {
+        return null;
+    }
+
+    /**
      * The token an answer carries; called only for messages {@link #isAnswer} accepted, and only when
      * {@link #matching()} is {@link Matching#BY_TOKEN}. An answer whose payload cannot be a token of
      * ours (a Pong of another length) returns any value; it then matches no waiting ping unless it

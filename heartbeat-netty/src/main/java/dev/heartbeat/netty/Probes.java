@@ -181,6 +181,22 @@ public final class Probes {
         }
 
         @Override
+        public boolean hasTwoPhaseGoodbye() {
+            return true;
+        }
+
+        /**
+         * GOAWAY {@code NO_ERROR} with the largest stream id (2^31 - 1): the peer learns to open no
+         * more streams while those it opened and we have not seen yet still count, as gRPC-java's
+         * graceful shutdown begins; the final GOAWAY ({@link #newGoodbye}) then names the real last one.
+         */
+        @Override
+        public Object newGoodbyeWarning(ChannelHandlerContext ctx, CloseReason reason) {
+            return new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR, ByteBufUtil.writeAscii(ctx.alloc(), reason.name()))
+                    .setExtraStreamIds(Integer.MAX_VALUE);
+        }
+
+        @Override
         String placementAdvice() {
             return "put the Heartbeat handler after Http2FrameCodec, whose PING ACK frames it must see";
         }

@@ -1,0 +1,174 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The per-channel state of the lifecycle {@link Guards} (maximum age, write stall, unwritable): a
+ * side object made only for configurations that set a guard, which wraps the policy's own side
+ * object ({@link #inner}: a PingState, ProbeState or OutputObserver, or null), so that the handler
+ * keeps one side pointer and the configurations without guards pay nothing. A reconfiguration makes
+ * a new one that carries the channel's birth, its jitter draw and its goodbye over.
+ *
+ * <p>Threads: the fields marked so are written by the event loop and read by the worker (opaque);
+ * the rest belong to one thread, as marked.
+ */
+final class GuardState {
+
+    private static final VarHandle UNWRITABLE_SINCE;
+    private static final VarHandle UNWRITABLE;
+    private static final VarHandle GOODBYE_AT;
+    private static final VarHandle PHASE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            UNWRITABLE_SINCE = lookup.findVarHandle(GuardState.class, "unwritableSince", long.class);
+            UNWRITABLE = lookup.findVarHandle(GuardState.class, "unwritable", boolean.class);
+            GOODBYE_AT = lookup.findVarHandle(GuardState.class, "goodbyeAt", long.class);
+            PHASE = lookup.findVarHandle(GuardState.class, "phase", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** No goodbye said yet. */
+    static final int LIVING = 0;
+    /** The first half of a two-phase goodbye is out (HTTP/2: GOAWAY with the largest stream id, and a PING). */
+    static final int WARNED = 1;
+    /** The goodbye is said: the channel closes at the end of the grace unless the peer closes first. */
+    static final int SAID = 2;
+
+    /** The policy's side object, or null. */
+    final Object inner;
+    /** Ticker time the channel became active (kept over reconfigurations). */
+    final long birth;
+    /** The channel's jitter draw in [0, 1) (kept over reconfigurations). */
+    final double jitterDraw;
+    /** Ticker time the channel reaches its maximum age under this configuration; unused without maxAge. */
+    final long ageDeadline;
+    /** Ticker time the handler's stamps were set for this configuration: its policy's checks start here. */
+    final long configuredAt;
+
+    // ---- Event loop writes, worker reads (opaque). ----
+    @SuppressWarnings("unused") // accessed through UNWRITABLE_SINCE
+    private long unwritableSince;
+    @SuppressWarnings("unused") // accessed through UNWRITABLE
+    private boolean unwritable;
+    @SuppressWarnings("unused") // accessed through GOODBYE_AT
+    private long goodbyeAt;
+    @SuppressWarnings("unused") // accessed through PHASE
+    private int phase;
+
+    // ---- Event loop only: the outbound buffer as the latest stall check saw it. ----
+    private boolean stallTaken;
+    private int stallMessage;
+    private long stallPending;
+    private long stallProgress;
+    private long stallLastWrite;
+    private long stallSince;
+
+    // ---- Worker only. ----
+    /** When the guards next need a look, as the latest judgement found. */
+    long next;
+
+    GuardState(Object inner, long birth, double jitterDraw, long ageDeadline, boolean unwritableNow, long now,
+            GuardState previous) {
+        this.inner = inner;
+        this.birth = birth;
+        this.jitterDraw = jitterDraw;
+        this.ageDeadline = ageDeadline;
+        this.configuredAt = now;
+        if (previous != null) {
+            UNWRITABLE_SINCE.setOpaque(this, previous.unwritableSince());
+            UNWRITABLE.setOpaque(this, previous.unwritable());
+            GOODBYE_AT.setOpaque(this, previous.goodbyeAt());
+            PHASE.setOpaque(this, previous.phase());
+        } else if (unwritableNow) {
+            UNWRITABLE_SINCE.setOpaque(this, now);
+            UNWRITABLE.setOpaque(this, true);
+        }
+    }
+
+    // ------------------------------------------------------------------ writability
+
+    /** Any thread: whether the event loop last saw the channel unwritable (opaque). */
+    boolean unwritable() {
+        return (boolean) UNWRITABLE.getOpaque(this);
+    }
+
+    /** Any thread: since when the event loop has seen the channel unwritable (opaque); meaningless if writable. */
+    long unwritableSince() {
+        return (long) UNWRITABLE_SINCE.getOpaque(this);
+    }
+
+    /** Event loop: the channel's writability changed to {@code writable} at {@code now}. */
+    void writabilityChanged(boolean writable, long now) {
+        if (writable) {
+            UNWRITABLE.setOpaque(this, false);
+        } else if (!unwritable()) {
+            UNWRITABLE_SINCE.setOpaque(this, now);
+            UNWRITABLE.setOpaque(this, true);
+        }
+    }
+
+    // ------------------------------------------------------------------ goodbye
+
+    /** Any thread: how far the goodbye is (opaque): {@link #LIVING}, {@link #WARNED} or {@link #SAID}. */
+    int phase() {
+        return (int) PHASE.getOpaque(this);
+    }
+
+    /** Any thread: when the goodbye began (opaque); meaningless while {@link #LIVING}. */
+    long goodbyeAt() {
+        return (long) GOODBYE_AT.getOpaque(this);
+    }
+
+    /** Event loop: the goodbye began at {@code now} ({@link #WARNED} or {@link #SAID}). */
+    void goodbyeBegan(int phase, long now) {
+        GOODBYE_AT.setOpaque(this, now);
+        PHASE.setOpaque(this, phase);
+    }
+
+    /** Event loop: the second half of a two-phase goodbye is out. */
+    void goodbyeSaid() {
+        PHASE.setOpaque(this, SAID);
+    }
+
+    // ------------------------------------------------------------------ write stall (event loop)
+
+    /**
+     * Event loop: whether no byte has left the outbound buffer for {@code stallNanos}, judged from
+     * what this method saw at its earlier calls: bytes leaving show as a message completed (the
+     * handler's last write stamp), another message at the head, or progress on the head message; more
+     * bytes queued by the application are not progress. The first call of a stall only takes the
+     * picture, so a stall is measured from a picture, never from a guess.
+     */
+    boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
+        if (pending <= 0) {
+            stallTaken = false;
+            return false;
+        }
+        boolean moved = !stallTaken || message != stallMessage || progress != stallProgress
+                || lastWrite != stallLastWrite || pending < stallPending;
+        stallPending = pending;
+        if (moved) {
+            stallTaken = true;
+            stallMessage = message;
+            stallProgress = progress;
+            stallLastWrite = lastWrite;
+            stallSince = now;
+            return false;
+        }
+        return now - stallSince >= stallNanos;
+    }
+
+    /** Event loop: how long the stall has lasted, as {@link #stalled} measured it. */
+    long stallNanos(long now) {
+        return stallTaken ? now - stallSince : 0;
+    }
+}
