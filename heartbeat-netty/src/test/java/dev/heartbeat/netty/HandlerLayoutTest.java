@@ -49,6 +49,8 @@ class HandlerLayoutTest {
     private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 56 + 32;
     /** The events policy with observeOutput: the handler and its output observer. */
     private static final long OBSERVE_OUTPUT_TOTAL_BYTES = HANDLER_BYTES + 40;
+    /** Any policy with lifecycle guards (maxAge, writeStall, maxUnwritable): the handler and its guard state. */
+    private static final long GUARDS_TOTAL_BYTES = HANDLER_BYTES + 120;
 
     private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(new ManualTicker(-1)).build();
     private EmbeddedChannel channel;
@@ -117,6 +119,14 @@ class HandlerLayoutTest {
     }
 
     @Test
+    void guardsAddOnlyTheirGuardState() {
+        assertTotal("closeWhenIdle with every guard", HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(60))
+                .maxAge(Duration.ofMinutes(30)).maxAgeJitter(0.1, JitterMode.SYMMETRIC)
+                .maxAgeGrace(Duration.ofSeconds(30)).writeStall(Duration.ofSeconds(30))
+                .maxUnwritable(Duration.ofSeconds(60)).build(), GUARDS_TOTAL_BYTES);
+    }
+
+    @Test
     void observeOutputAddsOnlyItsObserver() {
         assertTotal("events with observeOutput", HeartbeatConfig.events().writerIdle(Duration.ofSeconds(30))
                 .observeOutput(true).build(), OBSERVE_OUTPUT_TOTAL_BYTES);
@@ -129,6 +139,13 @@ class HandlerLayoutTest {
         long total = ClassLayout.parseInstance(handler).instanceSize();
         StringBuilder report = new StringBuilder("HandlerLayoutTest: ").append(name).append(": handler ")
                 .append(total).append(" bytes");
+        GuardState guards = handler.guardState();
+        if (guards != null) {
+            ClassLayout guardLayout = ClassLayout.parseInstance(guards);
+            total += guardLayout.instanceSize();
+            report.append(" + GuardState ").append(guardLayout.instanceSize()).append(" bytes\n")
+                    .append(guardLayout.toPrintable());
+        }
         Object side = handler.side();
         if (side != null) {
             ClassLayout sideLayout = ClassLayout.parseInstance(side);
