@@ -23,6 +23,8 @@ final class GuardState {
     private static final VarHandle UNWRITABLE;
     private static final VarHandle GOODBYE_AT;
     private static final VarHandle PHASE;
+    private static final VarHandle HELD;
+    private static final VarHandle HELD_UNTIL;
 
     static {
         try {
@@ -31,6 +33,8 @@ final class GuardState {
             UNWRITABLE = lookup.findVarHandle(GuardState.class, "unwritable", boolean.class);
             GOODBYE_AT = lookup.findVarHandle(GuardState.class, "goodbyeAt", long.class);
             PHASE = lookup.findVarHandle(GuardState.class, "phase", int.class);
+            HELD = lookup.findVarHandle(GuardState.class, "held", boolean.class);
+            HELD_UNTIL = lookup.findVarHandle(GuardState.class, "heldUntil", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -63,6 +67,20 @@ final class GuardState {
     private long goodbyeAt;
     @SuppressWarnings("unused") // accessed through PHASE
     private int phase;
+    /** A close was held by the veto and is to be looked at again at {@link #heldUntil}. */
+    @SuppressWarnings("unused") // accessed through HELD
+    private boolean held;
+    @SuppressWarnings("unused") // accessed through HELD_UNTIL
+    private long heldUntil;
+
+    // ---- Event loop only: the close veto's episode. ----
+    /** The action bits being performed right now (set by the handler around each perform). */
+    int performing;
+    /** Whether a close of this episode was held, since {@link #heldSince}. */
+    boolean holding;
+    long heldSince;
+    /** The action bits of the held closes, performed again at the re-check. */
+    private int heldBits;
 
     // ---- Event loop only: the outbound buffer as the latest stall check saw it. ----
     private boolean stallTaken;
@@ -137,6 +155,37 @@ final class GuardState {
     /** Event loop: the second half of a two-phase goodbye is out. */
     void goodbyeSaid() {
         PHASE.setOpaque(this, SAID);
+    }
+
+    // ------------------------------------------------------------------ close veto
+
+    /** Any thread: whether a held close waits for its re-check (opaque). */
+    boolean held() {
+        return (boolean) HELD.getOpaque(this);
+    }
+
+    /** Any thread: when the held close is looked at again (opaque); meaningless unless {@link #held}. */
+    long heldUntil() {
+        return (long) HELD_UNTIL.getOpaque(this);
+    }
+
+    /** Event loop: holds the close being performed until {@code until}; the episode starts now if it is new. */
+    void hold(long until, long now) {
+        if (!holding) {
+            holding = true;
+            heldSince = now;
+        }
+        heldBits |= performing;
+        HELD_UNTIL.setOpaque(this, until);
+        HELD.setOpaque(this, true);
+    }
+
+    /** Event loop: the held closes' bits, for their re-check; no longer held. */
+    int takeHeld() {
+        HELD.setOpaque(this, false);
+        int bits = heldBits;
+        heldBits = 0;
+        return bits;
     }
 
     // ------------------------------------------------------------------ write stall (event loop)

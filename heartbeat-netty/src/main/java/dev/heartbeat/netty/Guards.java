@@ -37,8 +37,16 @@ final class Guards {
     static final int UNWRITABLE = 1 << 18;
     /** The channel's drain slot has come ({@link HeartbeatMonitor#drain}). */
     static final int DRAIN = 1 << 19;
+    /** A close the veto held is due for its re-check. */
+    static final int RECHECK = 1 << 20;
     /** All of the above. */
-    static final int BITS = AGE | STALL | UNWRITABLE | DRAIN;
+    static final int BITS = AGE | STALL | UNWRITABLE | DRAIN | RECHECK;
+    /** How soon the worker looks again at a held close whose re-check it handed over. */
+    static final long RECHECK_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How often {@code holdWhile} asks again while work is in flight. */
+    static final long HOLD_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The default bound of a close veto's holds, per episode. */
+    static final long DEFAULT_MAX_HOLD_NANOS = TimeUnit.MINUTES.toNanos(5);
 
     /**
      * How many times per write-stall timeout a channel is looked at: a stall is closed after at least
@@ -62,9 +70,15 @@ final class Guards {
     final Probe goodbye;
     /** Whether the max-age goodbye has two halves (a probe that has them, and a grace to use them in). */
     final boolean twoPhase;
+    /** Asked before a close, or null. */
+    final CloseVeto veto;
+    /** The longest the veto may hold the closes of one episode. */
+    final long maxHoldNanos;
 
     Guards(long maxAgeNanos, double ageJitter, JitterMode jitterMode, long graceNanos, long writeStallNanos,
-            long maxUnwritableNanos, Probe goodbye) {
+            long maxUnwritableNanos, Probe goodbye, CloseVeto veto, long maxHoldNanos) {
+        this.veto = veto;
+        this.maxHoldNanos = maxHoldNanos;
         this.maxAgeNanos = maxAgeNanos;
         this.ageJitter = ageJitter;
         this.jitterMode = jitterMode;
@@ -75,9 +89,9 @@ final class Guards {
         this.twoPhase = maxAgeNanos > 0 && graceNanos > 0 && goodbye != null && goodbye.hasTwoPhaseGoodbye();
     }
 
-    /** Whether any guard is set (a goodbye probe alone serves the drain, which needs no state). */
+    /** Whether any guard or a veto is set (a goodbye probe alone serves the drain, which needs no state). */
     boolean any() {
-        return maxAgeNanos > 0 || writeStallNanos > 0 || maxUnwritableNanos > 0;
+        return maxAgeNanos > 0 || writeStallNanos > 0 || maxUnwritableNanos > 0 || veto != null;
     }
 
     /** The soonest a guard can need a look after the channel starts: folded into the configuration's first check. */
@@ -123,6 +137,9 @@ final class Guards {
         if (goodbye != null) {
             s.append(", goodbye=").append(goodbye.name());
         }
+        if (veto != null) {
+            s.append(", beforeClose (hold at most ").append(Duration.ofNanos(maxHoldNanos)).append(')');
+        }
     }
 
     // ------------------------------------------------------------------ event loop
@@ -165,7 +182,9 @@ final class Guards {
         if (maxAgeNanos > 0) {
             int phase = g.phase();
             if (phase == GuardState.LIVING) {
-                if (now - g.ageDeadline >= 0) {
+                if (veto != null && g.held()) {
+                    next = now + maxAgeNanos; // held: its re-check (below) brings the age back
+                } else if (now - g.ageDeadline >= 0) {
                     bits |= AGE;
                     next = now + retryNanos(); // by then the event loop has begun the goodbye
                 } else {
@@ -205,6 +224,15 @@ final class Guards {
                 // A channel that turns unwritable after now is stamped by its event loop, and its
                 // deadline (stamp + timeout) is after this next look: found exactly in time.
                 next = HandlerPolicy.earliest(next, now + maxUnwritableNanos);
+            }
+        }
+        if (veto != null && g.held()) {
+            long until = g.heldUntil();
+            if (now - until >= 0) {
+                bits |= RECHECK;
+                next = HandlerPolicy.earliest(next, now + RECHECK_RETRY_NANOS);
+            } else {
+                next = HandlerPolicy.earliest(next, until);
             }
         }
         g.next = next;
@@ -260,6 +288,16 @@ final class Guards {
                 return;
             }
             int serial = h.serial();
+            int veto = h.consultVeto(ctx, CloseReason.MAX_AGE, now);
+            if (veto == HeartbeatHandler.VETO_HELD || !h.canStillAct(serial)) {
+                return; // held for a while; or the veto closed, removed or reconfigured
+            }
+            if (veto == HeartbeatHandler.VETO_CLOSE_NOW) {
+                if (h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
+                    h.closeOnce(ctx);
+                }
+                return;
+            }
             ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ofNanos(graceNanos)));
             if (!h.canStillAct(serial)) {
                 return; // the application closed, removed or reconfigured in reaction
@@ -269,8 +307,8 @@ final class Guards {
             }
             g.goodbyeBegan(GuardState.SAID, now);
             ChannelFuture written = sayGoodbye(h, ctx, goodbye, CloseReason.MAX_AGE);
-            if (graceNanos == 0 && h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth)) {
-                h.closeAfter(ctx, written);
+            if (graceNanos == 0 && h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
+                h.closeAfter(ctx, written); // (the veto was asked before the goodbye)
             }
             return;
         }

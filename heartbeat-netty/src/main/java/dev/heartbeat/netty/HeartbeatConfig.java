@@ -374,6 +374,8 @@ public final class HeartbeatConfig {
         private long writeStallNanos;
         private long maxUnwritableNanos;
         private Probe goodbye;
+        private CloseVeto veto;
+        private long maxHoldNanos = Guards.DEFAULT_MAX_HOLD_NANOS;
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -605,14 +607,49 @@ public final class HeartbeatConfig {
             return this;
         }
 
+        /**
+         * Asks {@code veto} on the event loop before every close Heartbeat makes (but drains and ping
+         * abuse): it may let it go ahead, hold it for a while ({@link CloseDecision#extend}), or, at a
+         * maximum age, close at once without the goodbye. Holds of one episode add up to at most
+         * {@link #maxCloseHold} (5 min by default). Any policy.
+         */
+        public Builder beforeClose(CloseVeto veto) {
+            this.veto = Objects.requireNonNull(veto, "veto");
+            return this;
+        }
+
+        /**
+         * Idle closes (reader, writer or all idle) wait while {@code inFlight} says the application
+         * has work in flight on the channel, asking again every second, as Armeria keeps connections
+         * with requests in progress; bounded by {@link #maxCloseHold}. Call
+         * {@code HeartbeatMonitor.resetReadTimeout(channel)} when the work ends to measure idleness
+         * from then, as gRPC measures it from the last call. A shorthand for {@link #beforeClose}.
+         */
+        public Builder holdWhile(java.util.function.Predicate<io.netty.channel.Channel> inFlight) {
+            Objects.requireNonNull(inFlight, "inFlight");
+            CloseDecision recheck = CloseDecision.extend(Duration.ofNanos(Guards.HOLD_RECHECK_NANOS));
+            return beforeClose((ch, reason) -> (reason == CloseReason.READER_IDLE || reason == CloseReason.WRITER_IDLE
+                    || reason == CloseReason.ALL_IDLE) && inFlight.test(ch) ? recheck : CloseDecision.PROCEED);
+        }
+
+        /**
+         * The longest a close veto may hold the closes of one episode (from the first hold until a
+         * close goes ahead or the channel is no longer due to close); then the close goes ahead
+         * without asking. Default 5 min; at least 1 ms.
+         */
+        public Builder maxCloseHold(Duration bound) {
+            maxHoldNanos = timeoutNanos("maxCloseHold", bound, false);
+            return this;
+        }
+
         /** The guards these settings make, or null for none. */
         private Guards guards() {
             Probe bye = goodbye != null ? goodbye : probe;
-            if (maxAgeNanos == 0 && writeStallNanos == 0 && maxUnwritableNanos == 0 && bye == null) {
+            if (maxAgeNanos == 0 && writeStallNanos == 0 && maxUnwritableNanos == 0 && bye == null && veto == null) {
                 return null;
             }
             return new Guards(maxAgeNanos, ageJitter, jitterMode, graceNanos, writeStallNanos, maxUnwritableNanos,
-                    bye);
+                    bye, veto, maxHoldNanos);
         }
 
         /**
@@ -668,6 +705,8 @@ public final class HeartbeatConfig {
             b.writeStallNanos = writeStallNanos;
             b.maxUnwritableNanos = maxUnwritableNanos;
             b.goodbye = goodbye;
+            b.veto = veto;
+            b.maxHoldNanos = maxHoldNanos;
             return b;
         }
 

@@ -44,12 +44,19 @@ final class HeartbeatHandler extends TimerEntry
         implements ChannelInboundHandler, ChannelOutboundHandler, ChannelFutureListener {
 
     /**
-     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-19), and
-     * above them a 12-bit tag of the configuration serial the bits were judged under.
+     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), and
+     * above them an 11-bit tag of the configuration serial the bits were judged under.
      */
     private static final int POLICY_BITS = 0xFFFF;
-    private static final int TAG_SHIFT = 20;
-    private static final int TAG_BITS = 0xFFF;
+    private static final int TAG_SHIFT = 21;
+    private static final int TAG_BITS = 0x7FF;
+
+    /** {@link #consultVeto}: the close goes ahead. */
+    static final int VETO_PROCEED = 0;
+    /** {@link #consultVeto}: the close is held until its re-check. */
+    static final int VETO_HELD = 1;
+    /** {@link #consultVeto}: the close goes ahead at once (no goodbye, no grace). */
+    static final int VETO_CLOSE_NOW = 2;
     /** An answer deadline's coalescing window is the configuration's divided by 2^this. */
     static final int ANSWER_WINDOW_SHIFT = 2;
 
@@ -638,22 +645,69 @@ final class HeartbeatHandler extends TimerEntry
         // read data just now) is checked again by the policy, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config.config;
         long now = monitor.ticker.nanoTime();
-        int guardBits = word & Guards.BITS;
-        if (guardBits != 0) {
-            int serial = configSerial;
-            if ((guardBits & Guards.DRAIN) != 0) {
-                drain(ctx, cfg);
-            } else if (SIDE.getOpaque(this) instanceof GuardState g && cfg.hasGuardState()) {
-                cfg.guards.perform(this, ctx, g, guardBits, now);
-            }
-            if (!canStillAct(serial)) {
-                return;
-            }
+        GuardState g = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState s ? s : null;
+        int bits = word;
+        if (g != null && (bits & Guards.RECHECK) != 0) {
+            bits |= g.takeHeld(); // the held closes, performed again: each checks from the current stamps
         }
-        int policyBits = word & POLICY_BITS;
-        if (policyBits != 0) {
+        int guardBits = bits & Guards.BITS & ~Guards.RECHECK;
+        int policyBits = bits & POLICY_BITS;
+        int serial = configSerial;
+        if ((guardBits & Guards.DRAIN) != 0) {
+            drain(ctx, cfg);
+            return;
+        }
+        if (guardBits != 0 && g != null) {
+            g.performing = guardBits;
+            cfg.guards.perform(this, ctx, g, guardBits, now);
+        }
+        if (policyBits != 0 && canStillAct(serial)) {
+            if (g != null) {
+                g.performing = policyBits;
+            }
             cfg.policy.perform(this, ctx, cfg, policyBits, now);
         }
+        if (g != null && g.holding && !g.held()) {
+            g.holding = false; // the episode ended: closed, or no longer due (traffic came)
+        }
+    }
+
+    /**
+     * Event loop: asks the configuration's {@link CloseVeto}, if it has one, about a close for
+     * {@code reason} (never for DRAIN or PING_ABUSE); a close already held waits for its re-check
+     * without asking, and one held for the bound goes ahead without asking.
+     *
+     * @return {@link #VETO_PROCEED}, {@link #VETO_HELD} or {@link #VETO_CLOSE_NOW}
+     */
+    int consultVeto(ChannelHandlerContext ctx, CloseReason reason, long now) {
+        HeartbeatConfig cfg = config.config;
+        if (cfg.guards == null || cfg.guards.veto == null || reason == CloseReason.DRAIN
+                || reason == CloseReason.PING_ABUSE || !(SIDE.getOpaque(this) instanceof GuardState g)) {
+            return VETO_PROCEED;
+        }
+        if (g.held()) {
+            g.hold(g.heldUntil(), now); // joins the held closes: one re-check for all
+            return VETO_HELD;
+        }
+        long limit = cfg.guards.maxHoldNanos;
+        if (g.holding && now - g.heldSince >= limit) {
+            config.monitor.closeHoldExpired();
+            return VETO_PROCEED; // held for the bound: a dead peer is not kept forever
+        }
+        CloseDecision decision;
+        try {
+            decision = cfg.guards.veto.beforeClose(ctx.channel(), reason);
+        } catch (Throwable t) {
+            config.monitor.actionFailed(this, t);
+            return VETO_PROCEED;
+        }
+        if (decision == null || decision.extendNanos() == 0) {
+            return decision != null && decision.closesNow() ? VETO_CLOSE_NOW : VETO_PROCEED;
+        }
+        long since = g.holding ? g.heldSince : now;
+        g.hold(HandlerPolicy.earliest(now + decision.extendNanos(), since + limit), now);
+        config.monitor.closeHeld();
+        return VETO_HELD;
     }
 
     /**
@@ -663,7 +717,7 @@ final class HeartbeatHandler extends TimerEntry
     private void drain(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
         int serial = configSerial;
         ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
-        if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0)) {
+        if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0, false)) {
             return; // the application closed, removed or reconfigured in reaction
         }
         closeAfter(ctx, Guards.sayGoodbye(this, ctx, cfg.guards == null ? null : cfg.guards.goodbye,
@@ -683,7 +737,21 @@ final class HeartbeatHandler extends TimerEntry
      *     reconfigured in reaction to the event)
      */
     boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos) {
+        return announceClose(ctx, reason, idleNanos, true);
+    }
+
+    /**
+     * {@link #announceClose(ChannelHandlerContext, CloseReason, long)}, asking the close veto first
+     * if {@code askVeto} (not when the caller asked it already).
+     */
+    boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos, boolean askVeto) {
         int serial = configSerial;
+        if (askVeto && consultVeto(ctx, reason, config.ticker.nanoTime()) == VETO_HELD) {
+            return false; // held: the re-check performs this close again
+        }
+        if (!canStillAct(serial)) {
+            return false; // the veto closed, removed or reconfigured
+        }
         config.monitor.closing(this, reason, idleNanos);
         ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
         return canStillAct(serial);

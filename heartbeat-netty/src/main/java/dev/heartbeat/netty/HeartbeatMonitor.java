@@ -96,6 +96,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Where distributions go (see {@link SampleSink}); copy on write, read by event loops and the worker. */
     private volatile SampleSink[] sinks = new SampleSink[0];
     private final LongAdder answersConsumed = new LongAdder();
+    private final LongAdder closesHeld = new LongAdder();
+    private final LongAdder closeHoldsExpired = new LongAdder();
     private final LongAdder actionFailures = new LongAdder();
     private final LongAdder stallRechecks = new LongAdder();
     private final LongAdder dispatchRejected = new LongAdder();
@@ -542,6 +544,26 @@ public final class HeartbeatMonitor implements AutoCloseable {
     }
 
     /** Event loop: Heartbeat is about to close {@code handler}'s channel for {@code reason}. */
+    /** Event loop: a close veto held a close. */
+    void closeHeld() {
+        closesHeld.increment();
+    }
+
+    /** Event loop: a close went ahead without asking the veto, its holds having reached their bound. */
+    void closeHoldExpired() {
+        closeHoldsExpired.increment();
+    }
+
+    /** How many times a {@link CloseVeto} held a close ({@link CloseDecision#extend}). */
+    public long closesHeld() {
+        return closesHeld.sum();
+    }
+
+    /** How many closes went ahead without asking the veto because their holds reached {@code maxCloseHold}. */
+    public long closeHoldsExpired() {
+        return closeHoldsExpired.sum();
+    }
+
     void closing(HeartbeatHandler handler, CloseReason reason, long idleNanos) {
         closing(handler.ctx.channel(), reason, idleNanos);
     }

@@ -49,8 +49,11 @@ class HandlerLayoutTest {
     private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 56 + 32;
     /** The events policy with observeOutput: the handler and its output observer. */
     private static final long OBSERVE_OUTPUT_TOTAL_BYTES = HANDLER_BYTES + 40;
-    /** Any policy with lifecycle guards (maxAge, writeStall, maxUnwritable): the handler and its guard state. */
-    private static final long GUARDS_TOTAL_BYTES = HANDLER_BYTES + 120;
+    /**
+     * Any policy with lifecycle guards (maxAge, writeStall, maxUnwritable, a close veto): the handler and
+     * its guard state (120 bytes for the guards, 24 more for the veto's hold).
+     */
+    private static final long GUARDS_TOTAL_BYTES = HANDLER_BYTES + 144;
 
     private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(new ManualTicker(-1)).build();
     private EmbeddedChannel channel;
