@@ -122,6 +122,14 @@ public final class HeartbeatMetrics implements MeterBinder {
                 s -> s.timer().expired());
         counter(registry, "heartbeat.worker.rearms", "Entries moved to their next check", Tags.empty(),
                 s -> s.timer().rearmed());
+        FunctionCounter.builder("heartbeat.actions.deferred", monitor, m -> m.deferredActions())
+                .description("Actions that waited for the monitor's action budget (storm control)")
+                .tags(tags).register(registry);
+        Gauge.builder("heartbeat.actions.deferral.worst", monitor, m -> m.worstDeferral().toNanos() / 1e9)
+                .description("The longest an action waited for the action budget").baseUnit("seconds")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("heartbeat.closes.held", monitor, m -> m.closesHeld())
+                .description("Closes a close veto held for a while").tags(tags).register(registry);
         FunctionCounter.builder("heartbeat.worker.cpu", monitor,
                         m -> Math.max(0, m.stats().workerCpuNanos()) / (double) TimeUnit.SECONDS.toNanos(1))
                 .description("CPU time of the worker thread and of the cycles it ran on a host event loop")

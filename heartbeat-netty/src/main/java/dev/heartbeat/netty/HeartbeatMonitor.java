@@ -111,6 +111,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private long drainStart;
     private long drainWindow;
 
+    /** Storm control (see {@link Builder#actionBudget}), or null. */
+    private final ActionBudget budget;
+    /** Worker only: an entry that is no channel, armed while hand-offs wait for the budget. */
+    private final HeartbeatHandler pacer;
+    private boolean pacerArmed;
+
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
 
@@ -138,6 +144,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
         this.stallAfterNanos = b.stallThresholdNanos > Long.MAX_VALUE - slack ? Long.MAX_VALUE
                 : slack + b.stallThresholdNanos;
         this.lastFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+        this.budget = b.actionBudget == 0 ? null : new ActionBudget(b.actionBudget);
+        this.pacer = budget == null ? null
+                : new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(HeartbeatConfig.MAX_TIMEOUT).build());
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -247,6 +256,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         worker.forEachScheduled(handlers::add);
         drainStart = ticker.nanoTime();
         drainWindow = windowNanos;
+        handlers.remove(pacer);
         int n = handlers.size();
         for (int i = 0; i < n; i++) {
             HeartbeatHandler h = handlers.get(i);
@@ -554,6 +564,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
         closeHoldsExpired.increment();
     }
 
+    /** Actions that waited for the {@link Builder#actionBudget}; 0 without one. Any thread. */
+    public long deferredActions() {
+        return budget == null ? 0 : budget.deferred();
+    }
+
+    /** The longest an action waited for the {@link Builder#actionBudget}; zero without one. Any thread. */
+    public Duration worstDeferral() {
+        return Duration.ofNanos(budget == null ? 0 : budget.worstDelayNanos());
+    }
+
     /** How many times a {@link CloseVeto} held a close ({@link CloseDecision#extend}). */
     public long closesHeld() {
         return closesHeld.sum();
@@ -686,6 +706,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
+            if (handler == pacer) {
+                pace(now);
+                return;
+            }
             BoundConfig bound = handler.configToJudge();
             if (bound == null) {
                 // Being reconfigured right now. Its schedule or cancel request usually follows and
@@ -710,7 +734,33 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
             int actions = handler.judge(bound, now); // re-armed by the judgement
             if (actions != 0) {
-                dispatch(handler, actions);
+                dispatch(handler, actions, now);
+            }
+        }
+
+        /** The pacer came due: hands over the waiting hand-offs the budget pays for now, oldest first. */
+        private void pace(long now) {
+            pacerArmed = false;
+            budget.refill(now);
+            for (HeartbeatHandler h; (h = budget.next(now)) != null; ) {
+                EventExecutor executor = executorOf(h);
+                if (executor == null) {
+                    h.takeActions(); // never registered: its next check tries again
+                } else {
+                    batches.of(executor).push(h);
+                }
+            }
+            if (budget.hasWaiting()) {
+                pacerArmed = true;
+                worker.rearm(pacer, now + Math.max(worker.tickNanos(), budget.nanosToNextToken()));
+            }
+        }
+
+        private EventExecutor executorOf(HeartbeatHandler handler) {
+            try {
+                return handler.ctx.executor();
+            } catch (IllegalStateException notRegistered) {
+                return null;
             }
         }
 
@@ -728,16 +778,28 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
         }
 
-        private void dispatch(HeartbeatHandler handler, int actions) {
-            EventExecutor executor;
-            try {
-                executor = handler.ctx.executor();
-            } catch (IllegalStateException notRegistered) {
+        private void dispatch(HeartbeatHandler handler, int actions, long now) {
+            EventExecutor executor = executorOf(handler);
+            if (executor == null) {
                 return; // never registered; the next check will try again
             }
             EventLoopBatch batch = batches.of(executor);
-            if (handler.offerActions(actions) == 0) {
+            if (handler.offerActions(actions) != 0) {
+                return; // already handed over (or waiting for the budget): the bits join the waiting word
+            }
+            if (budget == null) {
                 batch.push(handler);
+                return;
+            }
+            budget.refill(now);
+            if (budget.tryTake()) {
+                batch.push(handler);
+                return;
+            }
+            budget.defer(handler, now);
+            if (!pacerArmed) {
+                pacerArmed = true;
+                worker.schedule(pacer, now + Math.max(worker.tickNanos(), budget.nanosToNextToken()));
             }
         }
     }
@@ -760,6 +822,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private long maxCoalescingNanos = DEFAULT_MAX_COALESCING_NANOS;
         private EventExecutor hostExecutor;
         private Duration hostWatchdog = Duration.ofMillis(250);
+        private int actionBudget;
 
         private Builder() {
         }
@@ -810,6 +873,26 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 throw new IllegalArgumentException("maxCoalescing must be in [0, 1s]: " + max);
             }
             this.maxCoalescingNanos = Long.highestOneBit(max.toNanos());
+            return this;
+        }
+
+        /**
+         * Storm control: hands at most {@code perSecond} actions a second (pings, closes, idle events,
+         * goodbyes) to the event loops, in bursts of at most a hundredth of that, so that connections
+         * that went silent together (a network blip, a deploy) are pinged or closed at a steady rate.
+         * What exceeds it waits, oldest first, and is handed over as the budget allows: every check is
+         * still judged on time and checked again on the event loop, so a deferral only delays an
+         * action, by at most (actions waiting) / {@code perSecond}; {@code deferredActions()} and
+         * {@code worstDeferral()} report it. 0 (the default) turns it off.
+         *
+         * @param perSecond 0, or 1 to 100,000,000
+         */
+        public Builder actionBudget(int perSecond) {
+            if (perSecond < 0 || perSecond > ActionBudget.MAX_RATE) {
+                throw new IllegalArgumentException("actionBudget must be 0 (off) or in [1, " + ActionBudget.MAX_RATE
+                        + "] a second: " + perSecond);
+            }
+            this.actionBudget = perSecond;
             return this;
         }
 

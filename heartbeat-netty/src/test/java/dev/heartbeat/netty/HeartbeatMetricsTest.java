@@ -48,9 +48,10 @@ class HeartbeatMetricsTest {
         assertEquals((double) monitor.stats().timer().expired(),
                 registry.get("heartbeat.worker.expirations").functionCounter().count());
         for (String alert : new String[] {"heartbeat.dispatch.failures", "heartbeat.worker.callback.failures",
-                "heartbeat.unmonitored.channels"}) {
+                "heartbeat.unmonitored.channels", "heartbeat.actions.deferred", "heartbeat.closes.held"}) {
             assertEquals(0.0, registry.get(alert).functionCounter().count(), alert);
         }
+        assertEquals(0.0, registry.get("heartbeat.actions.deferral.worst").gauge().value());
         open.finishAndReleaseAll();
         closing.finishAndReleaseAll();
         io.netty.channel.ChannelHandler made = monitor.newHandler(
