@@ -44,12 +44,13 @@ final class HeartbeatHandler extends TimerEntry
         implements ChannelInboundHandler, ChannelOutboundHandler, ChannelFutureListener {
 
     /**
-     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), and
-     * above them an 11-bit tag of the configuration serial the bits were judged under.
+     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), the
+     * overload close ({@link Overload#CLOSE}, 21), and above them a 10-bit tag of the configuration
+     * serial the bits were judged under.
      */
     private static final int POLICY_BITS = 0xFFFF;
-    private static final int TAG_SHIFT = 21;
-    private static final int TAG_BITS = 0x7FF;
+    private static final int TAG_SHIFT = 22;
+    private static final int TAG_BITS = 0x3FF;
 
     /** {@link #consultVeto}: the close goes ahead. */
     static final int VETO_PROCEED = 0;
@@ -445,6 +446,13 @@ final class HeartbeatHandler extends TimerEntry
         if (judgement < 0) { // DRAINING
             next = HandlerPolicy.earliest(next, monitor.drainTime(drainSlot()));
         }
+        double factor = monitor.overloadFactor();
+        if (factor < 1) {
+            HeartbeatConfig cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
+            if (Overload.applies(cfg)) {
+                next = Overload.nextDeadline(this, cfg, factor, next);
+            }
+        }
         monitor.worker.rearm(this, next);
     }
 
@@ -543,6 +551,10 @@ final class HeartbeatHandler extends TimerEntry
         if (judgement < 0 && now - bound.monitor.drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
             judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
             bits |= Guards.DRAIN;
+        }
+        double factor = bound.monitor.overloadFactor();
+        if (factor < 1 && Overload.applies(cfg) && Overload.idleKind(this, cfg, factor, now) >= 0) {
+            bits |= Overload.CLOSE;
         }
         if (cfg.policyTracks) {
             return bits | cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
@@ -660,6 +672,12 @@ final class HeartbeatHandler extends TimerEntry
         if (guardBits != 0 && g != null) {
             g.performing = guardBits;
             cfg.guards.perform(this, ctx, g, guardBits, now);
+        }
+        if ((bits & Overload.CLOSE) != 0 && canStillAct(serial)) {
+            if (g != null) {
+                g.performing = Overload.CLOSE;
+            }
+            Overload.perform(this, ctx, cfg, monitor.overloadFactor(), now);
         }
         if (policyBits != 0 && canStillAct(serial)) {
             if (g != null) {

@@ -111,6 +111,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private long drainStart;
     private long drainWindow;
 
+    /** The factor idle timeouts are scaled by (see {@link #reduceIdleTimeouts}); 1 when not overloaded. */
+    private volatile double overloadFactor = 1;
+    private final LongAdder overloadCloses = new LongAdder();
+
     /** Storm control (see {@link Builder#actionBudget}), or null. */
     private final ActionBudget budget;
     /** Worker only: an entry that is no channel, armed while hand-offs wait for the budget. */
@@ -562,6 +566,72 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Event loop: a close went ahead without asking the veto, its holds having reached their bound. */
     void closeHoldExpired() {
         closeHoldsExpired.increment();
+    }
+
+    /**
+     * Overload (Envoy's {@code reduce_timeouts}): from now on, every {@code closeWhenIdle} channel is
+     * closed once idle for {@code factor} times its timeout (reason as usual: {@code READER_IDLE} and so
+     * on), so that a server short of memory or file descriptors sheds its idlest connections first;
+     * {@code reduceIdleTimeouts(1)} ends it. The drop-in {@code events()} policy and the ping policy
+     * are not scaled. A lower factor takes effect at once: the worker looks at every channel again at
+     * its next cycle (one pass over the wheel); a higher one as each channel's next check comes.
+     * Any thread; idempotent.
+     *
+     * @param factor in (0, 1]
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if this monitor is closed
+     */
+    public void reduceIdleTimeouts(double factor) {
+        if (!(factor > 0 && factor <= 1)) {
+            throw new IllegalArgumentException("reduceIdleTimeouts needs a factor in (0, 1]: " + factor);
+        }
+        requireOpen();
+        double before = overloadFactor;
+        overloadFactor = factor;
+        if (factor < before) {
+            worker.execute(this::lookAgainUnderOverload);
+        }
+    }
+
+    /** The factor idle timeouts are scaled by now: 1 unless {@link #reduceIdleTimeouts} lowered it. Any thread. */
+    public double idleTimeoutFactor() {
+        return overloadFactor;
+    }
+
+    /** Closes made because of a reduced idle timeout. Any thread. */
+    public long overloadCloses() {
+        return overloadCloses.sum();
+    }
+
+    /** Any thread: the current factor, read once per judgement. */
+    double overloadFactor() {
+        return overloadFactor;
+    }
+
+    /** Event loop: a close under a reduced idle timeout. */
+    void overloadClose() {
+        overloadCloses.increment();
+    }
+
+    /** Worker: moves the entry of every scaled channel to its deadline under the new factor, if sooner. */
+    private void lookAgainUnderOverload() {
+        double factor = overloadFactor;
+        long now = ticker.nanoTime();
+        java.util.List<HeartbeatHandler> handlers = new java.util.ArrayList<>();
+        worker.forEachScheduled(handlers::add);
+        for (HeartbeatHandler h : handlers) {
+            if (h == pacer) {
+                continue;
+            }
+            HeartbeatConfig cfg = h.config();
+            if (factor < 1 && Overload.applies(cfg)) {
+                long at = Overload.nextDeadline(h, cfg, factor, h.deadline());
+                if (at - h.deadline() < 0) {
+                    // Not in the past: a check that comes due late counts as a stall of the worker.
+                    worker.move(h, HandlerPolicy.latest(at, now));
+                }
+            }
+        }
     }
 
     /** Actions that waited for the {@link Builder#actionBudget}; 0 without one. Any thread. */

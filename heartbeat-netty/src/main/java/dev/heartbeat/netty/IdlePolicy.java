@@ -175,7 +175,7 @@ abstract class IdlePolicy extends HandlerPolicy {
     }
 
     /** The timeout of the check of {@code kind}, 0 if disabled. */
-    private static long timeout(HeartbeatConfig cfg, int kind) {
+    static long timeout(HeartbeatConfig cfg, int kind) {
         return kind == CheckOrder.READER ? cfg.readerIdleNanos
                 : kind == CheckOrder.WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
     }

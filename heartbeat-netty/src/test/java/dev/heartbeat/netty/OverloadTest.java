@@ -1,0 +1,75 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Overload: idle timeouts of closeWhenIdle channels scaled down at runtime, in virtual time. */
+class OverloadTest {
+
+    private final VirtualTime.World world = new VirtualTime.World(3);
+    private final HeartbeatMonitor monitor = world.monitor;
+
+    @AfterEach
+    void tearDown() {
+        world.close();
+    }
+
+    private EmbeddedChannel closeAfter10s() {
+        return world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
+                .build()), new KeepAliveTest.Recorder());
+    }
+
+    @Test
+    void aReducedTimeoutClosesTheIdlestFirstNeverBeforeTheScaledTimeout() {
+        EmbeddedChannel silent = closeAfter10s();
+        EmbeddedChannel talking = closeAfter10s();
+        EmbeddedChannel dropIn = world.channel(monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(10)).build()), new KeepAliveTest.Recorder());
+        world.advance(4_000);
+        talking.writeInbound("hello"); // its last read: 4 s
+        world.advance(2_000);
+        monitor.reduceIdleTimeouts(0.5); // at 6 s: idle timeouts of 5 s from now on
+        world.advance(2);
+        assertFalse(silent.isOpen(), "idle 6 s > 5 s: closed at once");
+        assertTrue(talking.isOpen(), "idle 2 s");
+        world.advance(2_990);
+        assertTrue(talking.isOpen(), "not before 5 s after its read");
+        world.advance(12);
+        assertFalse(talking.isOpen(), "closed 5 s after its read");
+        assertTrue(dropIn.isOpen(), "the drop-in events policy is not scaled");
+        assertEquals(2, monitor.overloadCloses());
+        assertEquals(2, monitor.stats().closed(CloseReason.READER_IDLE));
+    }
+
+    @Test
+    void endingTheOverloadRestoresTheTimeout() {
+        monitor.reduceIdleTimeouts(0.5);
+        monitor.reduceIdleTimeouts(1);
+        assertEquals(1.0, monitor.idleTimeoutFactor());
+        EmbeddedChannel ch = closeAfter10s();
+        world.advance(9_990);
+        assertTrue(ch.isOpen());
+        world.advance(15);
+        assertFalse(ch.isOpen());
+        assertEquals(0, monitor.overloadCloses());
+    }
+
+    @Test
+    void badFactorsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> monitor.reduceIdleTimeouts(0));
+        assertThrows(IllegalArgumentException.class, () -> monitor.reduceIdleTimeouts(1.5));
+        assertThrows(IllegalArgumentException.class, () -> monitor.reduceIdleTimeouts(Double.NaN));
+    }
+}
