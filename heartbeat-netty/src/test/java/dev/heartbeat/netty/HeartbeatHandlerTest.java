@@ -760,6 +760,50 @@ class HeartbeatHandlerTest {
         }
     }
 
+    @Test
+    void steadyStateGuardsAllocateNothing() {
+        // The lifecycle guards beside the events policy: each channel is looked at every 10 ms for a
+        // write stall (nothing pending: no hand-off) and for writability, and carries its age.
+        HeartbeatConfig guarded = HeartbeatConfig.events().readerIdle(java.time.Duration.ofMillis(10))
+                .maxAge(java.time.Duration.ofHours(1)).writeStall(java.time.Duration.ofMillis(40))
+                .maxUnwritable(java.time.Duration.ofMillis(40)).build();
+        List<EmbeddedChannel> busy = new ArrayList<>();
+        ChannelHandler sink = new Sink();
+        for (int i = 0; i < 200; i++) {
+            channel(monitor.newHandler(guarded), sink);
+            busy.add(channel(monitor.newHandler(guarded), sink));
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        String message = "m";
+        int rounds = 6; // the first five warm up (C2 compiles the guards' paths)
+        for (int round = 0; round < rounds; round++) {
+            long events = monitor.stats().readerIdleEvents();
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int ms = 0; ms < 2000; ms++) {
+                ticker.advance(1, TimeUnit.MILLISECONDS);
+                monitor.runOnce();
+                if (ms % 5 == 0) {
+                    for (int i = 0; i < busy.size(); i++) {
+                        busy.get(i).pipeline().fireChannelRead(message).fireChannelReadComplete();
+                    }
+                }
+                for (int i = 0; i < channels.size(); i++) {
+                    channels.get(i).runPendingTasks();
+                }
+            }
+            long allocated = threads.getThreadAllocatedBytes(tid) - before;
+            long fired = monitor.stats().readerIdleEvents() - events;
+            if (round == rounds - 1) {
+                System.out.println("steadyStateGuardsAllocateNothing: " + allocated + " bytes for " + fired
+                        + " idle events and " + monitor.stats().timer().expired() + " checks in all");
+                assertTrue(fired > 30_000, "fired " + fired);
+                assertTrue(allocated < 16_384, allocated + " bytes allocated for " + fired + " idle events");
+            }
+        }
+    }
+
     /**
      * For each built-in probe: a channel pinged every 10 ms whose peer answers each ping 1 ms later
      * with the matching answer, which Heartbeat recognises, times (an RTT sample) and consumes.
