@@ -30,6 +30,8 @@ final class BoundConfig {
      * or for the answer to a two-phase goodbye's ping.
      */
     final boolean inspectsReads;
+    /** Whether the read path looks for the peer's {@code too_many_pings} (a ping configuration of such a probe). */
+    final boolean watchesTooManyPings;
     /** Whether writability changes are stamped (the configuration has {@code maxUnwritable}). */
     final boolean watchesWritability;
     /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
@@ -42,7 +44,10 @@ final class BoundConfig {
         this.tracksReads = config.tracksReads;
         this.tracksWrites = config.tracksWrites;
         this.matchesAnswers = config.matchesAnswers;
-        this.inspectsReads = config.matchesAnswers || (config.guards != null && config.guards.twoPhase);
+        this.watchesTooManyPings = config.policy instanceof PingPolicy && config.probe != null
+                && config.probe.recognisesTooManyPings();
+        this.inspectsReads = config.matchesAnswers || (config.guards != null && config.guards.twoPhase)
+                || watchesTooManyPings;
         this.watchesWritability = config.guards != null && config.guards.maxUnwritableNanos > 0;
         this.pings = config.probe == null ? null : monitor.pingCounters(config.probe);
     }

@@ -327,6 +327,45 @@ public final class HeartbeatConfig {
         return java.util.Optional.ofNullable(guards == null ? null : guards.goodbye);
     }
 
+    /**
+     * This ping configuration with its interval doubled (gRPC's back-off when a server says
+     * {@code too_many_pings}), at most {@link #MAX_TIMEOUT}, and, when pings follow read silence with a
+     * reader-idle close, below that close; everything else as it is.
+     */
+    HeartbeatConfig withDoubledInterval() {
+        Builder b = new Builder(policy);
+        b.readerIdleNanos = readerIdleNanos;
+        b.writerIdleNanos = writerIdleNanos;
+        b.allIdleNanos = allIdleNanos;
+        b.observeOutput = observeOutput;
+        long doubled = Math.min(MAX_TIMEOUT.toNanos(), pingIntervalNanos * 2);
+        if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
+            doubled = Math.max(pingIntervalNanos, Math.min(doubled, readerCloseNanos - MIN_TIMEOUT.toNanos()));
+        }
+        b.pingIntervalNanos = doubled;
+        b.pingTimeoutNanos = pingTimeoutNanos;
+        b.maxMissedPings = maxMissedPings;
+        b.jitter = jitter;
+        b.pingWhenWriterIdle = pingWhenWriterIdle;
+        b.probe = probe;
+        b.ackMode = ackMode;
+        b.readerCloseNanos = readerCloseNanos;
+        b.adaptiveMinNanos = adaptiveMinNanos;
+        b.adaptiveMaxNanos = adaptiveMaxNanos;
+        if (guards != null) {
+            b.maxAgeNanos = guards.maxAgeNanos;
+            b.ageJitter = guards.ageJitter;
+            b.jitterMode = guards.jitterMode;
+            b.graceNanos = guards.graceNanos;
+            b.writeStallNanos = guards.writeStallNanos;
+            b.maxUnwritableNanos = guards.maxUnwritableNanos;
+            b.goodbye = guards.goodbye;
+            b.veto = guards.veto;
+            b.maxHoldNanos = guards.maxHoldNanos;
+        }
+        return new HeartbeatConfig(b);
+    }
+
     /** Whether the channel needs a {@link GuardState}. */
     boolean hasGuardState() {
         return guards != null && guards.any();

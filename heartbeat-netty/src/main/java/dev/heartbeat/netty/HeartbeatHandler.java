@@ -479,10 +479,27 @@ final class HeartbeatHandler extends TimerEntry
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * Event loop: the peer said we ping too often: the channel's ping interval doubles (a
+     * reconfiguration, so idleness is measured afresh), counted, and announced with a
+     * {@link HeartbeatPingBackoffEvent} so the application can remember it for its next connection
+     * (say, {@code AdaptiveKeepAlive.tooManyPings(peer)}).
+     */
+    private void backOff(BoundConfig bound, ChannelHandlerContext ctx) {
+        HeartbeatConfig slower = bound.config.withDoubledInterval();
+        reconfigure(slower);
+        bound.monitor.pingBackoff();
+        ctx.fireUserEventTriggered(new HeartbeatPingBackoffEvent(slower.pingInterval()));
+    }
+
     /** Event loop: offers {@code msg} to the goodbye and the probe; whether one of them consumed it. */
     private boolean inspect(BoundConfig bound, ChannelHandlerContext ctx, Object msg) {
         Object side = SIDE.getOpaque(this);
         try {
+            if (bound.watchesTooManyPings && bound.config.probe.isTooManyPings(msg)) {
+                backOff(bound, ctx);
+                return false; // the goodbye goes on to the application and the codec
+            }
             if (side instanceof GuardState g) {
                 if (g.phase() == GuardState.WARNED && bound.config.guards.onInbound(this, ctx, g, msg)) {
                     return true;

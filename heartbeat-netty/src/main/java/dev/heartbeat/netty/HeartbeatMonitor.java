@@ -114,6 +114,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** The factor idle timeouts are scaled by (see {@link #reduceIdleTimeouts}); 1 when not overloaded. */
     private volatile double overloadFactor = 1;
     private final LongAdder overloadCloses = new LongAdder();
+    private final LongAdder pingBackoffs = new LongAdder();
 
     /** Storm control (see {@link Builder#actionBudget}), or null. */
     private final ActionBudget budget;
@@ -596,6 +597,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** The factor idle timeouts are scaled by now: 1 unless {@link #reduceIdleTimeouts} lowered it. Any thread. */
     public double idleTimeoutFactor() {
         return overloadFactor;
+    }
+
+    /** Event loop: a channel doubled its ping interval on the peer's {@code too_many_pings}. */
+    void pingBackoff() {
+        pingBackoffs.increment();
+    }
+
+    /** How many times a channel doubled its ping interval because its peer said {@code too_many_pings}. */
+    public long pingBackoffs() {
+        return pingBackoffs.sum();
     }
 
     /** Closes made because of a reduced idle timeout. Any thread. */

@@ -149,6 +149,21 @@ public abstract class Probe {
     }
 
     /**
+     * Whether {@code msg} is the peer telling us we ping too often (HTTP/2: GOAWAY
+     * {@code ENHANCE_YOUR_CALM} with {@code too_many_pings}, as gRPC servers send; WebSocket: Close 1008
+     * {@code too_many_pings}, as Heartbeat's {@link PingPolicing} sends). A ping configuration of this
+     * probe then doubles the channel's ping interval, as gRPC clients do. False by default.
+     */
+    protected boolean isTooManyPings(Object msg) {
+        return false;
+    }
+
+    /** Whether {@link #isTooManyPings} recognises anything: the HTTP/2 and WebSocket probes do. */
+    public boolean recognisesTooManyPings() {
+        return false;
+    }
+
+    /**
      * Whether this protocol's goodbye at maximum age has two halves ({@link #newGoodbyeWarning}, then
      * {@link #newGoodbye}), as HTTP/2's has; needs {@link Matching#BY_TOKEN}, to recognise the answer to
      * the ping between them. False by default.

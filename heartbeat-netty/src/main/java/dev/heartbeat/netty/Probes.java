@@ -21,6 +21,7 @@ import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
@@ -58,6 +59,9 @@ public final class Probes {
 
     /** The goodbye words of ping abuse: gRPC clients back off their keep-alive when they read them. */
     static final String TOO_MANY_PINGS = "too_many_pings";
+    private static final ByteBuf TOO_MANY_PINGS_BYTES = io.netty.buffer.Unpooled.unreleasableBuffer(
+            io.netty.buffer.Unpooled.copiedBuffer(TOO_MANY_PINGS, java.nio.charset.StandardCharsets.US_ASCII))
+            .asReadOnly();
 
     private Probes() {
     }
@@ -185,6 +189,17 @@ public final class Probes {
             return true;
         }
 
+        @Override
+        protected boolean isTooManyPings(Object msg) {
+            return msg instanceof Http2GoAwayFrame goAway && goAway.errorCode() == Http2Error.ENHANCE_YOUR_CALM.code()
+                    && ByteBufUtil.equals(goAway.content(), TOO_MANY_PINGS_BYTES);
+        }
+
+        @Override
+        public boolean recognisesTooManyPings() {
+            return true;
+        }
+
         /**
          * GOAWAY {@code NO_ERROR} with the largest stream id (2^31 - 1): the peer learns to open no
          * more streams while those it opened and we have not seen yet still count, as gRPC-java's
@@ -247,6 +262,18 @@ public final class Probes {
         protected boolean isApplicationMessage(Object msg) {
             return msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame
                     || msg instanceof ContinuationWebSocketFrame;
+        }
+
+        @Override
+        protected boolean isTooManyPings(Object msg) {
+            return msg instanceof CloseWebSocketFrame close
+                    && close.statusCode() == WebSocketCloseStatus.POLICY_VIOLATION.code()
+                    && TOO_MANY_PINGS.equals(close.reasonText());
+        }
+
+        @Override
+        public boolean recognisesTooManyPings() {
+            return true;
         }
 
         /** A Close frame: 1008 (policy violation) for ping abuse, 1001 (going away) otherwise; the reason as text. */
