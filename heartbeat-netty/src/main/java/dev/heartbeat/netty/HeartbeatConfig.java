@@ -107,6 +107,8 @@ public final class HeartbeatConfig {
      * it. The monitor caps it (see {@code HeartbeatMonitor.Builder#maxCoalescing}).
      */
     final long coalescingNanos;
+    /** The per-peer interval tuner of an adaptive keep-alive (see {@link Builder#adaptiveInterval}), or null. */
+    final AdaptiveKeepAlive<java.net.SocketAddress> tuner;
     /** The lifecycle guards and the goodbye probe, or null for neither (see {@link Guards}). */
     final Guards guards;
     /** Whether the policy itself has a timeout (a configuration may have only guards). */
@@ -141,6 +143,7 @@ public final class HeartbeatConfig {
             }
         }
         this.policyTracks = shortest != Long.MAX_VALUE;
+        this.tuner = b.tuner;
         this.guards = b.guards();
         if (guards != null && guards.any()) {
             shortest = Math.min(shortest, guards.firstLookNanos());
@@ -333,16 +336,22 @@ public final class HeartbeatConfig {
      * reader-idle close, below that close; everything else as it is.
      */
     HeartbeatConfig withDoubledInterval() {
+        long doubled = Math.min(MAX_TIMEOUT.toNanos(), pingIntervalNanos * 2);
+        if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
+            doubled = Math.max(pingIntervalNanos, Math.min(doubled, readerCloseNanos - MIN_TIMEOUT.toNanos()));
+        }
+        return withInterval(doubled);
+    }
+
+    /** This ping configuration with the ping interval {@code intervalNanos}; everything else as it is. */
+    HeartbeatConfig withInterval(long intervalNanos) {
         Builder b = new Builder(policy);
         b.readerIdleNanos = readerIdleNanos;
         b.writerIdleNanos = writerIdleNanos;
         b.allIdleNanos = allIdleNanos;
         b.observeOutput = observeOutput;
-        long doubled = Math.min(MAX_TIMEOUT.toNanos(), pingIntervalNanos * 2);
-        if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
-            doubled = Math.max(pingIntervalNanos, Math.min(doubled, readerCloseNanos - MIN_TIMEOUT.toNanos()));
-        }
-        b.pingIntervalNanos = doubled;
+        b.pingIntervalNanos = intervalNanos;
+        b.tuner = tuner;
         b.pingTimeoutNanos = pingTimeoutNanos;
         b.maxMissedPings = maxMissedPings;
         b.jitter = jitter;
@@ -415,6 +424,7 @@ public final class HeartbeatConfig {
         private Probe goodbye;
         private CloseVeto veto;
         private long maxHoldNanos = Guards.DEFAULT_MAX_HOLD_NANOS;
+        private AdaptiveKeepAlive<java.net.SocketAddress> tuner;
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -692,6 +702,21 @@ public final class HeartbeatConfig {
         }
 
         /**
+         * Client keep-alive behind unknown NATs: each channel pings at the interval {@code tuner} has
+         * learned for its remote address ({@link AdaptiveKeepAlive#interval}; the {@link #interval}
+         * set here serves channels without a remote address), and reports back: an answer to a ping
+         * sent after that long with no traffic either way is a success, a close for
+         * {@link CloseReason#PING_TIMEOUT} a failure, a {@code too_many_pings} from the peer a
+         * {@link AdaptiveKeepAlive#tooManyPings}. Needs {@link #whenWriterIdle()} and a probe that
+         * recognises its answers (checked by {@link #build()}).
+         */
+        public Builder adaptiveInterval(AdaptiveKeepAlive<java.net.SocketAddress> tuner) {
+            requirePingPolicy("adaptiveInterval");
+            this.tuner = Objects.requireNonNull(tuner, "tuner");
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
@@ -717,6 +742,11 @@ public final class HeartbeatConfig {
                 throw new IllegalStateException("adaptiveTimeout needs a probe that recognises its answers and a "
                         + "matched ackMode (MATCHED_ONLY or MATCHED_EXTENDS), to time the answers it adapts to; "
                         + "this has probe " + probe + " and ackMode " + ackMode);
+            }
+            if (tuner != null && (!pingWhenWriterIdle || probe.matching() == Probe.Matching.NONE)) {
+                throw new IllegalStateException("adaptiveInterval needs whenWriterIdle() (a keep-alive, timed by our "
+                        + "own silence) and a probe that recognises its answers (to tell a success); this has "
+                        + (pingWhenWriterIdle ? "" : "pings on read silence and ") + "probe " + probe);
             }
             if (maxAgeNanos == 0 && (ageJitter > 0 || graceNanos > 0)) {
                 throw new IllegalStateException((ageJitter > 0 ? "maxAgeJitter" : "maxAgeGrace") + " needs maxAge: "

@@ -218,6 +218,11 @@ final class HeartbeatHandler extends TimerEntry
         this.ctx = ctx;
         HeartbeatMonitor monitor = config.monitor;
         HeartbeatConfig cfg = config.config;
+        java.net.SocketAddress remote = ctx.channel().remoteAddress();
+        if (cfg.tuner != null && remote != null) { // this channel's own interval, before anything is published
+            cfg = cfg.withInterval(cfg.tuner.interval(remote).toNanos());
+            CONFIG.setRelease(this, monitor.bind(cfg));
+        }
         long now = monitor.ticker.nanoTime();
         stampRead(now);
         stampWrite(now);
@@ -487,6 +492,10 @@ final class HeartbeatHandler extends TimerEntry
      */
     private void backOff(BoundConfig bound, ChannelHandlerContext ctx) {
         HeartbeatConfig slower = bound.config.withDoubledInterval();
+        java.net.SocketAddress remote = ctx.channel().remoteAddress();
+        if (bound.config.tuner != null && remote != null) {
+            bound.config.tuner.tooManyPings(remote);
+        }
         reconfigure(slower);
         bound.monitor.pingBackoff();
         ctx.fireUserEventTriggered(new HeartbeatPingBackoffEvent(slower.pingInterval()));
@@ -506,7 +515,8 @@ final class HeartbeatHandler extends TimerEntry
                 }
                 side = g.inner;
             }
-            return bound.matchesAnswers && side instanceof ProbeState probe && probe.onInbound(bound, ctx, msg);
+            return bound.matchesAnswers && side instanceof ProbeState probe
+                    && probe.onInbound(bound, ctx, msg, lastReadOpaque());
         } catch (Throwable t) { // a throwing probe: counted, logged (rate-limited); the message goes on
             bound.monitor.actionFailed(this, t);
             return false;

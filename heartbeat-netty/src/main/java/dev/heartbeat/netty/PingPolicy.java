@@ -260,6 +260,9 @@ final class PingPolicy extends HandlerPolicy {
                 return; // answered after all, just now
             }
             if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
+                if (cfg.tuner != null && ctx.channel().remoteAddress() != null) {
+                    cfg.tuner.failed(ctx.channel().remoteAddress(), cfg.pingInterval()); // died while idle
+                }
                 h.closeOnce(ctx);
             }
             return;

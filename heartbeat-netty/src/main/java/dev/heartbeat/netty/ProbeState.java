@@ -74,13 +74,20 @@ final class ProbeState extends PingState {
      * Event loop, for every inbound message: records an answer to one of our pings; returns true if
      * the probe consumes it (then released here, and not passed on).
      */
-    boolean onInbound(BoundConfig bound, ChannelHandlerContext ctx, Object msg) {
+    boolean onInbound(BoundConfig bound, ChannelHandlerContext ctx, Object msg, long lastRead) {
         Probe probe = bound.config.probe;
         int c = probe.classify(msg, latestToken, unanswered);
         if (c >= 0) {
             if (c == 0 && onWire()) { // the latest ping, which has a write time: an RTT sample
                 long now = bound.ticker.nanoTime();
                 rtt.addSample(now - written());
+                AdaptiveKeepAlive<java.net.SocketAddress> tuner = bound.config.tuner;
+                if (tuner != null && written() - lastRead >= bound.config.pingIntervalNanos
+                        && ctx.channel().remoteAddress() != null) {
+                    // Nothing read for the interval before the ping, nothing written (a keep-alive): the
+                    // path carried an idle gap that long.
+                    tuner.succeeded(ctx.channel().remoteAddress(), bound.config.pingInterval());
+                }
                 ANSWERED_AT.setOpaque(this, now);
                 EVER_ANSWERED.setOpaque(this, true);
             }
