@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import dev.heartbeat.netty.AckMode;
+import dev.heartbeat.netty.PingPolicing;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +41,14 @@ import picocli.CommandLine.Spec;
             "Before every close for idleness the server says why, with the protocol's goodbye: the line 'BYE "
                     + "<REASON>', a WebSocket Close frame 1001 with the reason as its text, an HTTP/2 GOAWAY with the "
                     + "reason as debug data (MQTT 3.1.1 has no server goodbye). REASON is READER_IDLE or PING_TIMEOUT.",
+            "",
+            "With --police-pings the server also polices its clients' own pings (gRPC's rule, Heartbeat's "
+                    + "PingPolicing): a PING line, a WebSocket Ping, an HTTP/2 PING or an MQTT PINGREQ sooner than "
+                    + "--peer-ping-min-interval after the last accepted one is a strike, and the ping after "
+                    + "--peer-ping-max-strikes strikes closes the connection after the goodbye for PING_ABUSE: the "
+                    + "line 'BYE PING_ABUSE', a Close frame 1008 or an HTTP/2 GOAWAY ENHANCE_YOUR_CALM, both with the "
+                    + "words 'too_many_pings' (MQTT: none). A message of the application's, read or written, forgives "
+                    + "the strikes. Under every --idle-impl; counted as reason ping_abuse.",
             "",
             "HTTP on --metrics-port: GET /metrics (Prometheus text), GET /healthz, POST /debug/gc (runs "
                     + "System.gc() twice, returns {\"heap_used_bytes\": N, \"connections\": M}).",
@@ -137,6 +146,28 @@ final class DemoCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
+    @Option(names = "--police-pings",
+            description = "Police the clients' own pings (see above): too-frequent pingers are closed, told "
+                    + "PING_ABUSE.")
+    boolean policePings;
+
+    @Option(names = "--peer-ping-min-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --police-pings: the shortest accepted gap between two pings of a client; one sooner "
+                    + "is a strike. Default: ${sys:demo.peerPingMinInterval} (gRPC's permitKeepAliveTime).")
+    Duration peerPingMinInterval;
+
+    @Option(names = "--peer-ping-max-strikes", paramLabel = "N",
+            description = "With --police-pings: too-early pings forgiven; the next one closes the connection. "
+                    + "Default: " + PingPolicing.DEFAULT_MAX_STRIKES + " (gRPC's).")
+    Integer peerPingMaxStrikes;
+
+    @Option(names = "--permit-pings-without-traffic",
+            description = "With --police-pings: hold pings to --peer-ping-min-interval even when no application "
+                    + "message went either way since the last accepted one (an idle client's keep-alive); without "
+                    + "it such a ping must wait ${sys:demo.peerPingMinIntervalWithoutTraffic} (gRPC's "
+                    + "permitKeepAliveWithoutCalls=false).")
+    boolean permitPingsWithoutTraffic;
+
     @Option(names = "--stop-with-parent",
             description = "Stop (as on SIGTERM) when the process that started this one exits. The load test "
                     + "starts its servers with it, so no server outlives a load test that was killed.")
@@ -149,6 +180,9 @@ final class DemoCommand implements Callable<Integer> {
 
     static CommandLine commandLine() {
         System.setProperty("demo.cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        System.setProperty("demo.peerPingMinInterval", DurationConverter.format(PingPolicing.DEFAULT_MIN_INTERVAL));
+        System.setProperty("demo.peerPingMinIntervalWithoutTraffic",
+                DurationConverter.format(PingPolicing.DEFAULT_MIN_INTERVAL_WITHOUT_TRAFFIC));
         CommandLine cmd = new CommandLine(new DemoCommand());
         // A usage error: the message and a pointer to --help, not the whole help text.
         cmd.setParameterExceptionHandler((ex, args) -> {
@@ -185,7 +219,29 @@ final class DemoCommand implements Callable<Integer> {
         if (workerThreads != null) {
             b.workerThreads(workerThreads);
         }
+        b.policePings(peerPingRules());
         return b.build();
+    }
+
+    /**
+     * The ping policing's rules, or null without {@code --police-pings}.
+     *
+     * @throws IllegalArgumentException if a policing flag is given without {@code --police-pings}
+     */
+    private ServerConfig.PeerPingRules peerPingRules() {
+        if (!policePings) {
+            String flag = peerPingMinInterval != null ? "--peer-ping-min-interval"
+                    : peerPingMaxStrikes != null ? "--peer-ping-max-strikes"
+                    : permitPingsWithoutTraffic ? "--permit-pings-without-traffic" : null;
+            if (flag != null) {
+                throw new IllegalArgumentException(flag + " says how the clients' pings are policed, but they are "
+                        + "not: give --police-pings too");
+            }
+            return null;
+        }
+        ServerConfig.PeerPingRules d = ServerConfig.PeerPingRules.DEFAULT;
+        return new ServerConfig.PeerPingRules(peerPingMinInterval != null ? peerPingMinInterval : d.minInterval(),
+                permitPingsWithoutTraffic, peerPingMaxStrikes != null ? peerPingMaxStrikes : d.maxStrikes());
     }
 
     @Override

@@ -94,7 +94,7 @@ public final class DemoServer implements AutoCloseable {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(4),
                 new DefaultThreadFactory("demo-debug", true));
         this.blocking = pool;
-        this.metrics = new Metrics(config, transport, counters, monitor, echo.pingRtt());
+        this.metrics = new Metrics(config, transport, echo);
     }
 
     // EpollEventLoopGroup and NioEventLoopGroup are deprecated in Netty 4.2 (in favour of

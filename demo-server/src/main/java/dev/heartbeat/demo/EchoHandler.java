@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * What every protocol's echo handler does alike, at the end of its pipeline: counts connections,
  * flushes once per read batch, stops reading from a client whose echoes are not drained, says
  * goodbye before a close for idleness ({@link HeartbeatCloseEvent}, fired by Heartbeat and by the
- * {@code --idle-impl netty} handlers alike), and closes a connection after an exception. One
+ * {@code --idle-impl netty} handlers alike; not before a close for ping abuse, whose goodbye the ping
+ * policing writes itself), and closes a connection after an exception. One
  * instance serves every connection of a server; event loop only.
  */
 abstract class EchoHandler extends ChannelInboundHandlerAdapter {
@@ -76,7 +77,9 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof IdleStateEvent) {
             return; // the event policy: already counted by the monitor or the A/B handler
         }
-        if (evt instanceof HeartbeatCloseEvent close && ctx.channel().isActive()) {
+        // PING_ABUSE: the ping policing writes the protocol's own goodbye (GOAWAY ENHANCE_YOUR_CALM, Close 1008).
+        if (evt instanceof HeartbeatCloseEvent close && close.reason() != CloseReason.PING_ABUSE
+                && ctx.channel().isActive()) {
             sayGoodbye(ctx, close.reason());
         }
         ctx.fireUserEventTriggered(evt);

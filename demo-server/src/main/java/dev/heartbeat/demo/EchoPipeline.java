@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 
 import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.HeartbeatMonitor;
+import dev.heartbeat.netty.PingPolicing;
 import dev.heartbeat.netty.Probe;
 import dev.heartbeat.netty.Probes;
 import io.netty.channel.Channel;
@@ -45,14 +46,22 @@ import io.netty.util.concurrent.EventExecutor;
  *
  * <table>
  * <caption>Pipelines</caption>
- * <tr><th>--probe</th><th>pipeline (idle: Heartbeat's handler, or IdleStateHandler and its policy)</th></tr>
- * <tr><td>line</td><td>idle, LineBasedFrameDecoder, {@link LineHandler}</td></tr>
- * <tr><td>websocket</td><td>HttpServerCodec, HttpObjectAggregator, idle, WebSocketServerProtocolHandler
+ * <tr><th>--probe</th><th>pipeline (idle: Heartbeat's handler, or IdleStateHandler and its policy; police:
+ *     the ping policing, with {@code --police-pings} only)</th></tr>
+ * <tr><td>line</td><td>idle, LineBasedFrameDecoder, police ({@link LineProbe}: PING lines),
+ *     {@link LineHandler}</td></tr>
+ * <tr><td>websocket</td><td>HttpServerCodec, HttpObjectAggregator, idle, police (Ping frames: before
+ *     WebSocketServerProtocolHandler, which answers and drops them), WebSocketServerProtocolHandler
  *     ({@code /ws}), {@link WebSocketEcho}</td></tr>
- * <tr><td>http2</td><td>Http2FrameCodec (h2c, prior knowledge), idle, {@link Http2Echo}</td></tr>
+ * <tr><td>http2</td><td>Http2FrameCodec (h2c, prior knowledge), idle, police (PING frames), {@link Http2Echo}</td></tr>
  * <tr><td>mqtt</td><td>idle (until CONNECT: {@code --idle-timeout}), MqttDecoder, MqttEncoder, the keep-alive
- *     rule ({@code MqttKeepAlive}: 1.5 x the Keep Alive of CONNECT), {@link MqttEcho}</td></tr>
+ *     rule ({@code MqttKeepAlive}: 1.5 x the Keep Alive of CONNECT), police (PINGREQ), {@link MqttEcho}</td></tr>
  * </table>
+ *
+ * <p>The ping policing ({@link PingPolicing}) judges each peer ping as it arrives, from one clock read,
+ * and needs no timer: it runs alike under every idle impl. Its closes are counted by a Heartbeat
+ * monitor: the idle handling's with {@code --idle-impl heartbeat}; with the others, one of this
+ * pipeline's own whose worker never starts (it lends the policing its clock and counts).
  *
  * <p>Thread-safe; the initializer is shared by every accepted channel. Only the settings of the idle
  * handling, the protocol and {@link ServerConfig#maxLine()} are used; host, ports and threads are the
@@ -66,14 +75,21 @@ public final class EchoPipeline implements AutoCloseable {
     private final ServerConfig config;
     private final DemoCounters counters = new DemoCounters();
     private final PingRtt pingRtt = new PingRtt();
+    /** The name of the ping policing handler ({@code --police-pings}). */
+    static final String POLICE = "police-pings";
+
     private final HeartbeatMonitor monitor; // null unless the idle impl is heartbeat
     private final boolean ownsMonitor;
+    /** Counts the ping policing's closes: null without it, else the monitor or (other idle impls) an unstarted one. */
+    private final HeartbeatMonitor policingMonitor;
     private final ChannelInitializer<Channel> initializer;
 
     private EchoPipeline(ServerConfig config, HeartbeatMonitor monitor, boolean ownsMonitor) {
         this.config = config;
         this.monitor = monitor;
         this.ownsMonitor = ownsMonitor;
+        this.policingMonitor = !config.policesPings() ? null
+                : monitor != null ? monitor : HeartbeatMonitor.builder().build(); // never started: no thread
         this.initializer = newInitializer();
     }
 
@@ -139,19 +155,33 @@ public final class EchoPipeline implements AutoCloseable {
         return monitor == null ? counters.pingsSent.sum() : monitor.stats().pingsSent();
     }
 
-    /** Connections closed for idleness (close policy) or unanswered pings (ping policy), by either idle impl. */
+    /**
+     * Connections closed for idleness (close policy) or unanswered pings (ping policy), by either idle
+     * impl; not those the ping policing closed.
+     */
     public long idleCloses() {
         return monitor == null ? counters.closedReaderIdle.sum() + counters.closedPingTimeout.sum()
-                : monitor.stats().closedTotal();
+                : monitor.stats().closedTotal() - monitor.stats().closed(CloseReason.PING_ABUSE);
     }
 
-    /** Connections closed for {@code reason}, by either idle impl (the netty impl closes for two reasons only). */
+    /**
+     * Connections closed for {@code reason}, by either idle impl (the netty impl closes for two reasons
+     * only), and for {@code PING_ABUSE} by the ping policing.
+     */
     public long closedFor(CloseReason reason) {
         if (monitor != null) {
             return monitor.stats().closed(reason);
         }
-        return reason == CloseReason.READER_IDLE ? counters.closedReaderIdle.sum()
-                : reason == CloseReason.PING_TIMEOUT ? counters.closedPingTimeout.sum() : 0;
+        switch (reason) {
+            case READER_IDLE:
+                return counters.closedReaderIdle.sum();
+            case PING_TIMEOUT:
+                return counters.closedPingTimeout.sum();
+            case PING_ABUSE:
+                return policingMonitor == null ? 0 : policingMonitor.stats().closed(reason);
+            default:
+                return 0;
+        }
     }
 
     /** The settings. */
@@ -190,19 +220,36 @@ public final class EchoPipeline implements AutoCloseable {
         return IdleHandling.create(config, monitor, counters, pingRtt, probe, mayAnswer);
     }
 
+    /** The ping policing of the peer pings {@code probe} recognises, or null without {@code --police-pings}. */
+    private PingPolicing policing(Probe probe) {
+        ServerConfig.PeerPingRules rules = config.peerPingRules();
+        return rules == null ? null : PingPolicing.builder(probe).minInterval(rules.minInterval())
+                .permitWithoutTraffic(rules.permitWithoutTraffic()).maxStrikes(rules.maxStrikes()).build();
+    }
+
+    /** Adds the policing handler at the end of {@code p}, if pings are policed. */
+    private void police(ChannelPipeline p, PingPolicing policing) {
+        if (policing != null) {
+            p.addLast(POLICE, policing.newHandler(policingMonitor));
+        }
+    }
+
     private Consumer<ChannelPipeline> line() {
         IdleHandling idle = idle(Probes.of(ch -> LineHandler.pingLine()), null);
+        PingPolicing policing = policing(LineProbe.INSTANCE);
         LineHandler lines = new LineHandler(counters);
         int maxLine = config.maxLine();
         return p -> {
             idle.addTo(p, false);
             p.addLast("framer", new LineBasedFrameDecoder(maxLine, true, true));
+            police(p, policing); // after the framer: judges whole lines
             p.addLast("echo", lines);
         };
     }
 
     private Consumer<ChannelPipeline> webSocket() {
         IdleHandling idle = idle(Probes.webSocket(), PongWebSocketFrame.class::isInstance);
+        PingPolicing policing = policing(Probes.webSocket());
         WebSocketEcho echo = new WebSocketEcho(counters, idle);
         // Pongs are dropped by the protocol handler (its default): the idle handler goes before it.
         WebSocketServerProtocolConfig ws = WebSocketServerProtocolConfig.newBuilder()
@@ -211,6 +258,7 @@ public final class EchoPipeline implements AutoCloseable {
             p.addLast("http", new HttpServerCodec());
             p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_BYTES));
             idle.addTo(p, true);
+            police(p, policing); // before the protocol handler, which answers Pings and drops them
             p.addLast("ws", new WebSocketServerProtocolHandler(ws));
             p.addLast("echo", echo);
         };
@@ -218,10 +266,12 @@ public final class EchoPipeline implements AutoCloseable {
 
     private Consumer<ChannelPipeline> http2() {
         IdleHandling idle = idle(Probes.http2(), m -> m instanceof Http2PingFrame ping && ping.ack());
+        PingPolicing policing = policing(Probes.http2());
         Http2Echo echo = new Http2Echo(counters);
         return p -> {
             p.addLast("h2", Http2FrameCodecBuilder.forServer().build()); // h2c: the client's preface comes first
             idle.addTo(p, false); // after the codec: sees the PING ACK frames
+            police(p, policing); // the codec acks each PING itself and passes it on
             p.addLast("echo", echo);
         };
     }
@@ -229,6 +279,7 @@ public final class EchoPipeline implements AutoCloseable {
     private Consumer<ChannelPipeline> mqtt() {
         IdleHandling idle = idle(null, null); // the server never pings: --policy close, until CONNECT
         ChannelHandler keepAlive = idle.mqttKeepAlive(); // 1.5 x the Keep Alive from CONNECT on; sharable
+        PingPolicing policing = policing(Probes.mqttClient()); // the clients' PINGREQ
         MqttEcho echo = new MqttEcho(counters);
         return p -> {
             idle.addTo(p, false);
@@ -237,6 +288,7 @@ public final class EchoPipeline implements AutoCloseable {
             if (keepAlive != null) {
                 p.addLast("mqtt-keep-alive", keepAlive);
             }
+            police(p, policing);
             p.addLast("echo", echo);
         };
     }
@@ -248,6 +300,9 @@ public final class EchoPipeline implements AutoCloseable {
      * @return whether the worker stopped in time (always true without one)
      */
     public boolean close(Duration timeout) {
+        if (policingMonitor != null && policingMonitor != monitor) {
+            policingMonitor.close(timeout); // never started: returns at once
+        }
         return monitor == null || !ownsMonitor || monitor.close(timeout);
     }
 

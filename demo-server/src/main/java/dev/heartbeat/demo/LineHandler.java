@@ -25,7 +25,8 @@ import io.netty.util.ReferenceCountUtil;
  * <p>Bytes are echoed as they came: a line that is not valid UTF-8 is counted, not refused. A line
  * over the limit is answered {@code ERR line too long}, counted and the connection closed; any other
  * exception is counted and closes only its own connection. Before a close for idleness the server
- * writes {@code BYE <REASON>} ({@code BYE PING_TIMEOUT}, say).
+ * writes {@code BYE <REASON>} ({@code BYE PING_TIMEOUT}, say); with {@code --police-pings}, the policing
+ * ({@link LineProbe}) writes {@code BYE PING_ABUSE} before it closes a client that sends PING too often.
  */
 @ChannelHandler.Sharable
 final class LineHandler extends EchoHandler {
@@ -63,9 +64,14 @@ final class LineHandler extends EchoHandler {
         return "BYE " + reason.name();
     }
 
+    /** The goodbye line for a close reason, with its newline: a duplicate of a shared buffer. */
+    static ByteBuf goodbyeLine(CloseReason reason) {
+        return BYE.get(reason).duplicate();
+    }
+
     @Override
     void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
-        ctx.writeAndFlush(BYE.get(reason).duplicate(), ctx.voidPromise());
+        ctx.writeAndFlush(goodbyeLine(reason), ctx.voidPromise());
     }
 
     @Override
@@ -75,7 +81,7 @@ final class LineHandler extends EchoHandler {
             return;
         }
         ByteBuf line = (ByteBuf) msg;
-        if (isPing(line)) {
+        if (LineProbe.isPing(line)) {
             line.release();
             counters.pongsSent.increment();
             ctx.write(PONG.duplicate(), ctx.voidPromise());
@@ -87,13 +93,6 @@ final class LineHandler extends EchoHandler {
         counters.linesEchoed.increment();
         ctx.write(line, ctx.voidPromise());
         ctx.write(NEWLINE.duplicate(), ctx.voidPromise());
-    }
-
-    private static boolean isPing(ByteBuf line) {
-        int i = line.readerIndex();
-        return line.readableBytes() == 4
-                && line.getByte(i) == 'P' && line.getByte(i + 1) == 'I'
-                && line.getByte(i + 2) == 'N' && line.getByte(i + 3) == 'G';
     }
 
     @Override

@@ -37,7 +37,8 @@ import io.netty.util.Version;
  * <li>{@code demo.*}: the server's own counters ({@link DemoCounters}) and {@code demo.server.info}
  *     (the settings as tags). {@code demo.idle.events}, {@code demo.pings.sent} and
  *     {@code demo.connections.closed} mean the same for every idle impl, so an A/B run compares them:
- *     from the monitor's stats with Heartbeat, from the A/B handlers' counters with Netty's.</li>
+ *     from the monitor's stats with Heartbeat, from the A/B handlers' counters with Netty's (the ping
+ *     policing's closes, {@code reason="ping_abuse"}, from the monitor that counts them under either).</li>
  * <li>{@code heartbeat.*}: {@link HeartbeatMetrics}, with {@code --idle-impl heartbeat} only.</li>
  * <li>Micrometer's memory, thread, processor and file descriptor binders, and two meters no binder
  *     has: {@code jvm.gc.collection} and {@code jvm.gc.collections}, cumulative per collector from
@@ -61,12 +62,14 @@ final class Metrics {
     private final PingRtt pingRtt;
 
     /**
-     * @param monitor the Heartbeat monitor, or null unless {@code --idle-impl heartbeat}
+     * @param echo the server's pipeline: its counters, its Heartbeat monitor (with {@code --idle-impl
+     *     heartbeat}) and its ping round trips
      */
-    Metrics(ServerConfig config, String transport, DemoCounters counters, HeartbeatMonitor monitor, PingRtt pingRtt) {
-        this.pingRtt = pingRtt;
+    Metrics(ServerConfig config, String transport, EchoPipeline echo) {
+        this.pingRtt = echo.pingRtt();
+        HeartbeatMonitor monitor = echo.monitor();
         info(config, transport);
-        demo(counters, monitor);
+        demo(echo, monitor);
         if (monitor != null) {
             new HeartbeatMetrics(monitor).bindTo(registry);
         }
@@ -90,11 +93,14 @@ final class Metrics {
                         "policy", config.idleImpl() == ServerConfig.IdleImpl.NONE ? "none" : config.policy().toString(),
                         "transport", transport,
                         "netty_version", v == null ? "unknown" : v.artifactVersion(),
-                        "probe", config.protocol().toString())
+                        "probe", config.protocol().toString(),
+                        "police_pings", config.policesPings()
+                                ? DurationConverter.format(config.peerPingRules().minInterval()) : "off")
                 .register(registry);
     }
 
-    private void demo(DemoCounters c, HeartbeatMonitor monitor) {
+    private void demo(EchoPipeline echo, HeartbeatMonitor monitor) {
+        DemoCounters c = echo.counters();
         Gauge.builder("demo.connections.open", c.open, a -> a.sum()).description("Echo connections open now")
                 .register(registry);
         counter("demo.connections.accepted", "Echo connections accepted", Tags.empty(), c, x -> x.accepted.sum());
@@ -117,7 +123,7 @@ final class Metrics {
                 monitor, x -> x.pingsSent.sum(), s -> s.pingsSent());
 
         String closed = "Connections the server closed, by reason: idleness (close policy), unanswered pings"
-                + " (ping policy) or a line over --max-line";
+                + " (ping policy), pinging too often (--police-pings) or a line over --max-line";
         counter("demo.connections.closed", closed, Tags.of("reason", "reader_idle"), c, monitor,
                 x -> x.closedReaderIdle.sum(), s -> s.closed(CloseReason.READER_IDLE));
         counter("demo.connections.closed", closed, Tags.of("reason", "writer_idle"), c, monitor,
@@ -126,6 +132,8 @@ final class Metrics {
                 x -> 0, s -> s.closed(CloseReason.ALL_IDLE));
         counter("demo.connections.closed", closed, Tags.of("reason", "ping_timeout"), c, monitor,
                 x -> x.closedPingTimeout.sum(), s -> s.closed(CloseReason.PING_TIMEOUT));
+        counter("demo.connections.closed", closed, Tags.of("reason", "ping_abuse"), echo,
+                e -> e.closedFor(CloseReason.PING_ABUSE)); // the ping policing's, under every idle impl
         counter("demo.connections.closed", closed, Tags.of("reason", "max_line"), c, x -> x.closedMaxLine.sum());
     }
 

@@ -9,7 +9,9 @@ import java.util.Locale;
 import java.util.Objects;
 
 import dev.heartbeat.netty.AckMode;
+import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.MqttKeepAlive;
+import dev.heartbeat.netty.PingPolicing;
 
 /**
  * The demo server's settings: immutable, validated by {@link Builder#build()}. The command line
@@ -111,6 +113,35 @@ public final class ServerConfig {
         }
     }
 
+    /**
+     * How the server polices its peers' own pings ({@code --police-pings}: Heartbeat's
+     * {@link PingPolicing}, gRPC's rule): a peer ping sooner than {@code minInterval} after the last
+     * accepted one is a strike (sooner than 2 h when no application message went either way since,
+     * unless {@code permitWithoutTraffic}), and the ping after {@code maxStrikes} strikes closes the
+     * connection, told {@code PING_ABUSE}.
+     *
+     * @param minInterval the shortest accepted gap between two peer pings ({@code --peer-ping-min-interval})
+     * @param permitWithoutTraffic whether pings with no application message since the last one are held to
+     *     {@code minInterval} only ({@code --permit-pings-without-traffic})
+     * @param maxStrikes too-early pings forgiven; the next one closes ({@code --peer-ping-max-strikes})
+     */
+    public record PeerPingRules(Duration minInterval, boolean permitWithoutTraffic, int maxStrikes) {
+
+        /** gRPC's rules, as {@link PingPolicing}'s defaults: 5 min, no pings without traffic (2 h), 2 strikes. */
+        public static final PeerPingRules DEFAULT = new PeerPingRules(PingPolicing.DEFAULT_MIN_INTERVAL, false,
+                PingPolicing.DEFAULT_MAX_STRIKES);
+
+        public PeerPingRules {
+            Objects.requireNonNull(minInterval, "minInterval");
+        }
+
+        /** The rules as the startup line shows them, e.g. "police-pings: min-interval=5m, max-strikes=2". */
+        String summary() {
+            return "police-pings: min-interval=" + DurationConverter.format(minInterval) + ", max-strikes="
+                    + maxStrikes + (permitWithoutTraffic ? ", permit-without-traffic" : "");
+        }
+    }
+
     /** The path of the WebSocket ({@code --probe websocket}). */
     public static final String WEBSOCKET_PATH = "/ws";
     /** Default TCP port of the echo server: below Linux's ephemeral range (32768-60999). */
@@ -147,6 +178,7 @@ public final class ServerConfig {
     private final WorkerHost workerHost;
     private final Protocol protocol;
     private final AckMode ackMode; // null: the protocol's default
+    private final PeerPingRules peerPingRules; // null: peers' pings are not policed
 
     private ServerConfig(Builder b) {
         this.host = b.host;
@@ -166,6 +198,7 @@ public final class ServerConfig {
         this.workerHost = b.workerHost;
         this.protocol = b.protocol;
         this.ackMode = b.ackMode;
+        this.peerPingRules = b.peerPingRules;
     }
 
     /** A builder with every default. */
@@ -256,8 +289,25 @@ public final class ServerConfig {
         return tick;
     }
 
-    /** The idle settings as the startup line shows them, e.g. "policy=close, idle-timeout=30s". */
+    /** How the peers' pings are policed, or null if they are not ({@code --police-pings}). */
+    public PeerPingRules peerPingRules() {
+        return peerPingRules;
+    }
+
+    /** Whether the server polices its peers' pings ({@code --police-pings}). */
+    public boolean policesPings() {
+        return peerPingRules != null;
+    }
+
+    /**
+     * The idle settings as the startup line shows them, e.g. "policy=close, idle-timeout=30s", and the
+     * ping policing if any.
+     */
     String idleSummary() {
+        return peerPingRules == null ? idleOnlySummary() : idleOnlySummary() + ", " + peerPingRules.summary();
+    }
+
+    private String idleOnlySummary() {
         String probe = protocol == Protocol.LINE ? "" : "probe=" + protocol + ", ";
         if (idleImpl == IdleImpl.NONE) {
             return probe + "policy=none";
@@ -307,6 +357,7 @@ public final class ServerConfig {
         private WorkerHost workerHost = WorkerHost.LOOP;
         private Protocol protocol = Protocol.LINE;
         private AckMode ackMode;
+        private PeerPingRules peerPingRules;
 
         private Builder() {
         }
@@ -405,6 +456,12 @@ public final class ServerConfig {
             return this;
         }
 
+        /** Police the peers' pings by these rules; null: do not ({@code --police-pings}). */
+        public Builder policePings(PeerPingRules rules) {
+            this.peerPingRules = rules;
+            return this;
+        }
+
         /**
          * The configuration.
          *
@@ -435,7 +492,26 @@ public final class ServerConfig {
                         + DurationConverter.format(tick));
             }
             requireProtocolFits();
+            if (peerPingRules != null) {
+                requirePeerPingRules(peerPingRules);
+            }
             return new ServerConfig(this);
+        }
+
+        /**
+         * The ping policing's settings, checked as {@link PingPolicing}'s builder checks them but naming
+         * the flags; and a minimum interval of 0, which would accept every ping, is refused.
+         */
+        private static void requirePeerPingRules(PeerPingRules rules) {
+            requireTimeout("--peer-ping-min-interval", rules.minInterval());
+            if (rules.minInterval().compareTo(HeartbeatConfig.MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException("--peer-ping-min-interval cannot exceed "
+                        + DurationConverter.format(HeartbeatConfig.MAX_TIMEOUT) + ": "
+                        + DurationConverter.format(rules.minInterval()));
+            }
+            if (rules.maxStrikes() < 0) {
+                throw new IllegalArgumentException("--peer-ping-max-strikes cannot be negative: " + rules.maxStrikes());
+            }
         }
 
         /** The protocol against the idle settings: combinations that cannot mean anything are refused. */

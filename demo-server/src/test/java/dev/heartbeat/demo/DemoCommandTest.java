@@ -85,7 +85,9 @@ class DemoCommandTest {
         for (String flag : List.of("--host", "--port", "--idle-impl", "--policy", "--idle-timeout", "--ping-interval",
                 "--ping-timeout", "--max-missed-pings", "--max-line", "--transport", "--metrics-port",
                 "--worker-threads", "--tick", "--stop-with-parent", "--help", "--version", "--probe", "--ack-mode",
-                "websocket", "http2", "mqtt", "BYE <REASON>")) {
+                "websocket", "http2", "mqtt", "BYE <REASON>", "--police-pings", "--peer-ping-min-interval",
+                "--peer-ping-max-strikes", "--permit-pings-without-traffic", "BYE PING_ABUSE", "too_many_pings",
+                "Default: 5m", "wait 2h")) {
             assertTrue(r[1].contains(flag), flag + " missing from:\n" + r[1]);
         }
         assertTrue(r[1].contains("Default: 7000"), r[1]);
@@ -126,6 +128,34 @@ class DemoCommandTest {
         assertTrue(r[2].contains("with --idle-impl netty any input answers a ping"), r[2]);
         r = execute("--probe", "udp");
         assertTrue(r[2].contains("'udp' is not one of: line, websocket, http2, mqtt"), r[2]);
+    }
+
+    @Test
+    void policePingsAndItsRules() {
+        assertNull(parse().peerPingRules(), "off by default");
+        assertEquals(ServerConfig.PeerPingRules.DEFAULT, parse("--police-pings").peerPingRules(), "gRPC's");
+        assertEquals(Duration.ofMinutes(5), ServerConfig.PeerPingRules.DEFAULT.minInterval());
+        ServerConfig c = parse("--probe", "http2", "--police-pings", "--peer-ping-min-interval", "500ms",
+                "--peer-ping-max-strikes", "0", "--permit-pings-without-traffic");
+        assertEquals(new ServerConfig.PeerPingRules(Duration.ofMillis(500), true, 0), c.peerPingRules());
+        assertEquals("probe=http2, policy=close, idle-timeout=30s, police-pings: min-interval=500ms, max-strikes=0, "
+                + "permit-without-traffic", c.idleSummary());
+        assertTrue(parse("--police-pings", "--idle-impl", "none").policesPings(), "no timer: any idle impl");
+    }
+
+    @Test
+    void policingFlagsWithoutPolicePingsOrOutOfRangeAreRefused() {
+        String[] r = execute("--peer-ping-max-strikes", "3");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--peer-ping-max-strikes says how the clients' pings are policed, but they are not: "
+                + "give --police-pings too"), r[2]);
+        r = execute("--permit-pings-without-traffic");
+        assertTrue(r[2].contains("--permit-pings-without-traffic says how"), r[2]);
+        r = execute("--police-pings", "--peer-ping-min-interval", "0s");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--peer-ping-min-interval must be at least 1ms: 0s"), r[2]);
+        r = execute("--police-pings", "--peer-ping-max-strikes", "-1");
+        assertTrue(r[2].contains("--peer-ping-max-strikes cannot be negative: -1"), r[2]);
     }
 
     @Test

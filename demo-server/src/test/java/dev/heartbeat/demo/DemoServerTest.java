@@ -168,9 +168,10 @@ class DemoServerTest {
         }
         Map<String, Double> samples = TestSupport.parse(body);
         assertEquals(1.0, samples.get("demo_server_info{idle_impl=\"heartbeat\",netty_version=\""
-                + io.netty.util.Version.identify().get("netty-common").artifactVersion() + "\",policy=\"close\","
-                + "probe=\"line\",transport=\"" + server.transport() + "\"}"));
-        for (String reason : List.of("reader_idle", "writer_idle", "all_idle", "ping_timeout", "max_line")) {
+                + io.netty.util.Version.identify().get("netty-common").artifactVersion() + "\",police_pings=\"off\","
+                + "policy=\"close\",probe=\"line\",transport=\"" + server.transport() + "\"}"));
+        for (String reason : List.of("reader_idle", "writer_idle", "all_idle", "ping_timeout", "ping_abuse",
+                "max_line")) {
             assertTrue(samples.containsKey("demo_connections_closed_total{reason=\"" + reason + "\"}"), reason);
         }
         for (String kind : List.of("reader", "writer", "all")) {

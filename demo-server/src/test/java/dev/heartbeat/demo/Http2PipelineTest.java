@@ -24,6 +24,7 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Frame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
@@ -75,14 +76,26 @@ class Http2PipelineTest {
         }
     }
 
-    private final Client client = new Client();
+    private Client client;
     private VirtualPair pair;
+
+    private static ServerConfig.Builder config() {
+        return ServerConfig.builder().protocol(ServerConfig.Protocol.HTTP2)
+                .policy(ServerConfig.Policy.PING).pingInterval(Duration.ofMillis(100))
+                .pingTimeout(Duration.ofMillis(50)).maxMissedPings(2).metricsDisabled().port(0);
+    }
 
     @BeforeEach
     void start() {
-        ServerConfig config = ServerConfig.builder().protocol(ServerConfig.Protocol.HTTP2)
-                .policy(ServerConfig.Policy.PING).pingInterval(Duration.ofMillis(100))
-                .pingTimeout(Duration.ofMillis(50)).maxMissedPings(2).metricsDisabled().port(0).build();
+        start(config().build());
+    }
+
+    /** A fresh pair with these settings, in place of the one before. */
+    private void start(ServerConfig config) {
+        if (pair != null) {
+            tearDown();
+        }
+        client = new Client();
         pair = new VirtualPair(config, Http2FrameCodecBuilder.forClient().autoAckPingFrame(false).build(), client);
         pair.exchange(); // the prefaces and SETTINGS, both ways
     }
@@ -146,5 +159,35 @@ class Http2PipelineTest {
         assertEquals(1, pair.echo.closedFor(CloseReason.PING_TIMEOUT));
         assertEquals(0, pair.echo.pingRtt().count(), "no answer, no round trip");
         assertInstanceOf(Http2GoAwayFrame.class, client.frames.get(client.frames.size() - 1), "the goodbye came last");
+    }
+
+    /**
+     * {@code --police-pings}: the third PING sooner than 100 ms after the connect, 2 strikes forgiven,
+     * closes after a GOAWAY in gRPC's words; pings 100 ms apart are only acknowledged.
+     */
+    @Test
+    void aClientThatPingsTooOftenIsToldEnhanceYourCalmThenClosed() {
+        start(config().pingInterval(Duration.ofSeconds(10))
+                .policePings(new ServerConfig.PeerPingRules(Duration.ofMillis(100), true, 2)).build());
+        for (int i = 0; i < 4; i++) {
+            pair.advance(100);
+            pair.client.writeAndFlush(new DefaultHttp2PingFrame(i));
+            pair.exchange();
+        }
+        assertTrue(pair.server.isOpen(), "100 ms apart: accepted");
+        for (int i = 0; i < 3; i++) {
+            pair.advance(10);
+            pair.client.writeAndFlush(new DefaultHttp2PingFrame(i));
+            pair.exchange();
+        }
+        assertFalse(pair.server.isOpen());
+        assertEquals(7, client.all(Http2PingFrame.class).stream().filter(Http2PingFrame::ack).count(),
+                "the codec acknowledges each PING as it reads it, before the policing sees it");
+        Http2GoAwayFrame bye = client.last(Http2GoAwayFrame.class);
+        assertEquals(Http2Error.ENHANCE_YOUR_CALM.code(), bye.errorCode());
+        assertEquals("too_many_pings", bye.content().toString(StandardCharsets.US_ASCII));
+        assertEquals(1, client.all(Http2GoAwayFrame.class).size(), "one goodbye: the policing's");
+        assertEquals(1, pair.echo.closedFor(CloseReason.PING_ABUSE));
+        assertEquals(0, pair.echo.idleCloses());
     }
 }

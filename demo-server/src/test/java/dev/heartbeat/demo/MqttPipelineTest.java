@@ -54,8 +54,19 @@ class MqttPipelineTest {
 
     @BeforeEach
     void start() {
-        ServerConfig config = ServerConfig.builder().protocol(ServerConfig.Protocol.MQTT)
-                .idleTimeout(Duration.ofMillis(300)).metricsDisabled().port(0).build();
+        start(config().build());
+    }
+
+    private static ServerConfig.Builder config() {
+        return ServerConfig.builder().protocol(ServerConfig.Protocol.MQTT).idleTimeout(Duration.ofMillis(300))
+                .metricsDisabled().port(0);
+    }
+
+    /** A fresh pair with these settings, in place of the one before. */
+    private void start(ServerConfig config) {
+        if (pair != null) {
+            tearDown();
+        }
         pair = new VirtualPair(config, new MqttDecoder(), MqttEncoder.INSTANCE, new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -67,6 +78,7 @@ class MqttPipelineTest {
     @AfterEach
     void tearDown() {
         received.forEach(ReferenceCountUtil::release);
+        received.clear();
         pair.close();
     }
 
@@ -152,5 +164,40 @@ class MqttPipelineTest {
         send(publish("x", MqttQoS.AT_LEAST_ONCE));
         assertFalse(pair.server.isOpen(), "this broker does QoS 0 only");
         assertEquals(MqttMessageType.CONNACK, lastType());
+    }
+
+    /**
+     * {@code --police-pings}: PINGREQ every Keep Alive keeps an idle client with
+     * {@code --permit-pings-without-traffic}; without it (a ping then needs 2 h without traffic) each
+     * such PINGREQ after the first is a strike, and the third strike closes it, as the third one too
+     * early at any rate does. MQTT 3.1.1 has no goodbye: counted, then closed.
+     */
+    @Test
+    void aClientThatPingsTooOftenIsClosedForPingAbuse() {
+        start(config().policePings(new ServerConfig.PeerPingRules(Duration.ofMillis(100), true, 2)).build());
+        connect(1);
+        pings(5, 1_000);
+        assertTrue(pair.server.isOpen(), "a PINGREQ every Keep Alive, permitted without traffic");
+        pings(3, 10);
+        assertFalse(pair.server.isOpen());
+        assertEquals(1, pair.echo.closedFor(CloseReason.PING_ABUSE));
+        assertEquals(0, pair.echo.closedFor(CloseReason.READER_IDLE));
+        assertEquals(MqttMessageType.PINGRESP, lastType(), "no goodbye after the last PINGRESP");
+
+        start(config().policePings(new ServerConfig.PeerPingRules(Duration.ofMillis(100), false, 2)).build());
+        connect(1);
+        pings(3, 1_000);
+        assertTrue(pair.server.isOpen(), "the first accepted (CONNECT and CONNACK were traffic), 2 strikes");
+        pings(1, 1_000);
+        assertFalse(pair.server.isOpen(), "no traffic but the pings since: the third strike");
+        assertEquals(1, pair.echo.closedFor(CloseReason.PING_ABUSE));
+    }
+
+    /** {@code n} PINGREQs, each {@code apartMillis} of virtual time after the one before. */
+    private void pings(int n, long apartMillis) {
+        for (int i = 0; i < n; i++) {
+            pair.advance(apartMillis);
+            send(PINGREQ);
+        }
     }
 }

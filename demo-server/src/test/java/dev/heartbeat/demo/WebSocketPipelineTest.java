@@ -175,6 +175,25 @@ class WebSocketPipelineTest {
         assertTrue(pair.server.isOpen());
     }
 
+    /** {@code --police-pings}: the third Ping sooner than 100 ms after the connect, 2 strikes forgiven, closes. */
+    @Test
+    void aClientThatPingsTooOftenIsToldPolicyViolationThenClosed() {
+        start(config().pingInterval(Duration.ofSeconds(10))
+                .policePings(new ServerConfig.PeerPingRules(Duration.ofMillis(100), true, 2)).build(), true);
+        for (int i = 0; i < 3; i++) {
+            pair.advance(10);
+            send(new PingWebSocketFrame(Unpooled.copyLong(i)));
+        }
+        assertFalse(pair.server.isOpen());
+        assertEquals(3, received.size(), "two Pongs, then the goodbye: " + received);
+        assertInstanceOf(PongWebSocketFrame.class, received.get(1), "the protocol handler answered the strikes");
+        CloseWebSocketFrame bye = last(CloseWebSocketFrame.class);
+        assertEquals(1008, bye.statusCode(), "policy violation");
+        assertEquals("too_many_pings", bye.reasonText());
+        assertEquals(1, pair.echo.closedFor(CloseReason.PING_ABUSE));
+        assertEquals(0, pair.echo.idleCloses());
+    }
+
     @Test
     void noPingBeforeTheHandshakeButTheSameDeadline() {
         start(config().build(), false);
