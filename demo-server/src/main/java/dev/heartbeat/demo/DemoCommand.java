@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import dev.heartbeat.netty.AckMode;
+import dev.heartbeat.netty.JitterMode;
 import dev.heartbeat.netty.PingPolicing;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -168,6 +169,45 @@ final class DemoCommand implements Callable<Integer> {
                     + "permitKeepAliveWithoutCalls=false).")
     boolean permitPingsWithoutTraffic;
 
+    @Option(names = "--max-age", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
+            description = "Heartbeat: close every connection at this age, whatever its activity (reason MAX_AGE); "
+                    + "0s is off. Default: ${DEFAULT-VALUE}.")
+    Duration maxAge;
+
+    @Option(names = "--max-age-jitter", paramLabel = "FRACTION", defaultValue = "0",
+            description = "With --max-age: spread each connection's age by up to this fraction of it, in [0, 1), so "
+                    + "connections opened together do not reconnect together. Default: ${DEFAULT-VALUE}.")
+    double maxAgeJitter;
+
+    @Option(names = "--max-age-jitter-mode", paramLabel = "MODE", defaultValue = "symmetric",
+            converter = JitterModeConverter.class,
+            description = "With --max-age-jitter: symmetric (gRPC's 0.9-1.1 x), down_only or up_only. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    JitterMode maxAgeJitterMode;
+
+    @Option(names = "--max-age-grace", paramLabel = "DURATION", defaultValue = "0s",
+            converter = DurationConverter.class,
+            description = "With --max-age: how long a connection may go on after its goodbye event before it is "
+                    + "closed; 0s closes at the age. Default: ${DEFAULT-VALUE}.")
+    Duration maxAgeGrace;
+
+    @Option(names = "--write-stall", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
+            description = "Heartbeat: close a connection whose pending output has not moved for this long (a client "
+                    + "that stopped reading; reason WRITE_STALL); 0s is off. Default: ${DEFAULT-VALUE}.")
+    Duration writeStall;
+
+    @Option(names = "--max-unwritable", paramLabel = "DURATION", defaultValue = "0s",
+            converter = DurationConverter.class,
+            description = "Heartbeat: close a connection that stays unwritable (output above the high water mark) "
+                    + "this long (reason UNWRITABLE); 0s is off. Default: ${DEFAULT-VALUE}.")
+    Duration maxUnwritable;
+
+    @Option(names = "--action-budget", paramLabel = "N", defaultValue = "0",
+            description = "Heartbeat storm control: hand at most N pings, closes and events a second to the event "
+                    + "loops, the rest waiting oldest first; 0 is off. POST /drain?window=DURATION on --metrics-port "
+                    + "closes every connection spread over the window (reason DRAIN). Default: ${DEFAULT-VALUE}.")
+    int actionBudget;
+
     @Option(names = "--stop-with-parent",
             description = "Stop (as on SIGTERM) when the process that started this one exits. The load test "
                     + "starts its servers with it, so no server outlives a load test that was killed.")
@@ -220,6 +260,8 @@ final class DemoCommand implements Callable<Integer> {
             b.workerThreads(workerThreads);
         }
         b.policePings(peerPingRules());
+        b.lifecycle(new ServerConfig.Lifecycle(maxAge, maxAgeJitter, maxAgeJitterMode, maxAgeGrace, writeStall,
+                maxUnwritable, actionBudget));
         return b.build();
     }
 
@@ -341,6 +383,12 @@ final class DemoCommand implements Callable<Integer> {
     static final class TransportConverter extends LowerCaseEnumConverter<ServerConfig.Transport> {
         TransportConverter() {
             super(ServerConfig.Transport.class);
+        }
+    }
+
+    static final class JitterModeConverter extends LowerCaseEnumConverter<JitterMode> {
+        JitterModeConverter() {
+            super(JitterMode.class);
         }
     }
 }

@@ -136,7 +136,8 @@ public final class DemoServer implements AutoCloseable {
                 .sync()
                 .channel();
         if (config.metricsEnabled()) {
-            HttpEndpoints endpoints = new HttpEndpoints(metrics, counters, blocking);
+            HttpEndpoints endpoints = new HttpEndpoints(metrics, counters, blocking,
+                    config.idleImpl() == ServerConfig.IdleImpl.HEARTBEAT ? echo.monitor() : null);
             metricsChannel = new ServerBootstrap()
                     .group(bossGroup, workerGroup)
                     .channel(channelClass)

@@ -104,7 +104,7 @@ public final class EchoPipeline implements AutoCloseable {
         if (config.idleImpl() != ServerConfig.IdleImpl.HEARTBEAT) {
             return new EchoPipeline(config, null, false);
         }
-        HeartbeatMonitor.Builder b = HeartbeatMonitor.builder();
+        HeartbeatMonitor.Builder b = HeartbeatMonitor.builder().actionBudget(config.lifecycle().actionBudget());
         if (config.tick() != null) {
             b.tick(config.tick());
         }

@@ -45,14 +45,18 @@ final class HttpEndpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Metrics metrics;
     private final DemoCounters counters;
     private final Executor blocking;
+    private final dev.heartbeat.netty.HeartbeatMonitor monitor; // null unless --idle-impl heartbeat
 
     /**
      * @param blocking runs {@code /debug/gc}, which would otherwise stall an event loop
+     * @param monitor the monitor {@code /drain} drains; null without Heartbeat
      */
-    HttpEndpoints(Metrics metrics, DemoCounters counters, Executor blocking) {
+    HttpEndpoints(Metrics metrics, DemoCounters counters, Executor blocking,
+            dev.heartbeat.netty.HeartbeatMonitor monitor) {
         this.metrics = metrics;
         this.counters = counters;
         this.blocking = blocking;
+        this.monitor = monitor;
     }
 
     @Override
@@ -86,10 +90,40 @@ final class HttpEndpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
                     notAllowed(ctx, keepAlive, "POST");
                 }
                 break;
+            case "/drain":
+                if (HttpMethod.POST.equals(method)) {
+                    drain(ctx, keepAlive, new QueryStringDecoder(req.uri()).parameters().get("window"));
+                } else {
+                    notAllowed(ctx, keepAlive, "POST");
+                }
+                break;
             default:
                 respond(ctx, keepAlive, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
-                        "not found; try /metrics, /healthz or POST /debug/gc\n");
+                        "not found; try /metrics, /healthz, POST /debug/gc or POST /drain?window=30s\n");
                 break;
+        }
+    }
+
+    /** POST /drain?window=D: every connection closed, spread over D (reason DRAIN); answers the count. */
+    private void drain(ChannelHandlerContext ctx, boolean keepAlive, java.util.List<String> window) {
+        if (monitor == null) {
+            respond(ctx, keepAlive, HttpResponseStatus.CONFLICT, "text/plain; charset=utf-8",
+                    "drain is Heartbeat's: this server runs another --idle-impl\n");
+            return;
+        }
+        java.time.Duration d;
+        try {
+            if (window == null || window.size() != 1) {
+                throw new IllegalArgumentException("give one window, e.g. /drain?window=30s");
+            }
+            d = new DurationConverter().convert(window.get(0));
+            monitor.drain(d).whenComplete((n, failure) -> respond(ctx, keepAlive,
+                    failure == null ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "application/json", failure == null ? "{\"draining\": " + n + ", \"window_ms\": " + d.toMillis()
+                            + "}\n" : "{\"error\": \"" + failure.getMessage() + "\"}\n"));
+        } catch (Exception e) {
+            respond(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8",
+                    "bad drain window: " + e.getMessage() + "\n");
         }
     }
 

@@ -99,22 +99,25 @@ abstract class IdleHandling {
             super(config);
             this.monitor = monitor;
             this.main = mainConfig(config, probe);
-            this.untilSetUp = HeartbeatConfig.closeWhenIdle().readerIdle(pingCloseWindow()).build();
+            this.untilSetUp = config.lifecycle().applyTo(HeartbeatConfig.closeWhenIdle().readerIdle(pingCloseWindow()))
+                    .build();
             this.sampler = pinging() && mayAnswer != null ? new RttSampler(monitor, mayAnswer, rtt) : null;
         }
 
         private static HeartbeatConfig mainConfig(ServerConfig config, Probe probe) {
             switch (config.policy()) {
                 case CLOSE:
-                    return HeartbeatConfig.closeWhenIdle().readerIdle(config.idleTimeout()).build();
+                    return config.lifecycle().applyTo(HeartbeatConfig.closeWhenIdle().readerIdle(config.idleTimeout()))
+                            .build();
                 case EVENT:
-                    return HeartbeatConfig.events().readerIdle(config.idleTimeout()).build();
+                    return config.lifecycle().applyTo(HeartbeatConfig.events().readerIdle(config.idleTimeout()))
+                            .build();
                 case PING:
-                    return HeartbeatConfig.ping(probe)
+                    return config.lifecycle().applyTo(HeartbeatConfig.ping(probe)
                             .interval(config.pingInterval())
                             .timeout(config.pingTimeout())
                             .maxMissedPings(config.maxMissedPings())
-                            .ackMode(config.ackMode())
+                            .ackMode(config.ackMode()))
                             .build();
                 default:
                     throw new AssertionError(config.policy());

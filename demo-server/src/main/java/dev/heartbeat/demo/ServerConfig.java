@@ -179,6 +179,7 @@ public final class ServerConfig {
     private final Protocol protocol;
     private final AckMode ackMode; // null: the protocol's default
     private final PeerPingRules peerPingRules; // null: peers' pings are not policed
+    private final Lifecycle lifecycle;
 
     private ServerConfig(Builder b) {
         this.host = b.host;
@@ -199,6 +200,75 @@ public final class ServerConfig {
         this.protocol = b.protocol;
         this.ackMode = b.ackMode;
         this.peerPingRules = b.peerPingRules;
+        this.lifecycle = b.lifecycle;
+    }
+
+    /**
+     * Heartbeat's connection lifecycle settings ({@code --max-age} and the rest): zero durations and a
+     * zero budget are off.
+     *
+     * @param maxAge {@code --max-age}
+     * @param maxAgeJitter {@code --max-age-jitter}, in [0, 1)
+     * @param jitterMode {@code --max-age-jitter-mode}
+     * @param maxAgeGrace {@code --max-age-grace}
+     * @param writeStall {@code --write-stall}
+     * @param maxUnwritable {@code --max-unwritable}
+     * @param actionBudget {@code --action-budget}, actions a second
+     */
+    public record Lifecycle(Duration maxAge, double maxAgeJitter, dev.heartbeat.netty.JitterMode jitterMode,
+            Duration maxAgeGrace, Duration writeStall, Duration maxUnwritable, int actionBudget) {
+        /** Everything off. */
+        public static final Lifecycle NONE = new Lifecycle(Duration.ZERO, 0, dev.heartbeat.netty.JitterMode.SYMMETRIC,
+                Duration.ZERO, Duration.ZERO, Duration.ZERO, 0);
+
+        /** Whether any setting is on. */
+        public boolean any() {
+            return !maxAge.isZero() || !writeStall.isZero() || !maxUnwritable.isZero() || actionBudget > 0;
+        }
+
+        /** The flags that are on, as the startup line shows them; empty if none. */
+        String summary() {
+            StringBuilder s = new StringBuilder();
+            if (!maxAge.isZero()) {
+                s.append(", max-age=").append(DurationConverter.format(maxAge));
+                if (maxAgeJitter > 0) {
+                    s.append(" jitter ").append(maxAgeJitter).append(' ')
+                            .append(jitterMode.name().toLowerCase(Locale.ROOT));
+                }
+                if (!maxAgeGrace.isZero()) {
+                    s.append(" grace ").append(DurationConverter.format(maxAgeGrace));
+                }
+            }
+            if (!writeStall.isZero()) {
+                s.append(", write-stall=").append(DurationConverter.format(writeStall));
+            }
+            if (!maxUnwritable.isZero()) {
+                s.append(", max-unwritable=").append(DurationConverter.format(maxUnwritable));
+            }
+            if (actionBudget > 0) {
+                s.append(", action-budget=").append(actionBudget).append("/s");
+            }
+            return s.toString();
+        }
+
+        /** Applies the guards to a Heartbeat configuration builder. */
+        dev.heartbeat.netty.HeartbeatConfig.Builder applyTo(dev.heartbeat.netty.HeartbeatConfig.Builder b) {
+            if (!maxAge.isZero()) {
+                b.maxAge(maxAge).maxAgeJitter(maxAgeJitter, jitterMode).maxAgeGrace(maxAgeGrace);
+            }
+            if (!writeStall.isZero()) {
+                b.writeStall(writeStall);
+            }
+            if (!maxUnwritable.isZero()) {
+                b.maxUnwritable(maxUnwritable);
+            }
+            return b;
+        }
+    }
+
+    /** Heartbeat's connection lifecycle settings; {@link Lifecycle#NONE} unless set. */
+    public Lifecycle lifecycle() {
+        return lifecycle;
     }
 
     /** A builder with every default. */
@@ -304,7 +374,8 @@ public final class ServerConfig {
      * ping policing if any.
      */
     String idleSummary() {
-        return peerPingRules == null ? idleOnlySummary() : idleOnlySummary() + ", " + peerPingRules.summary();
+        String idle = idleOnlySummary() + lifecycle.summary();
+        return peerPingRules == null ? idle : idle + ", " + peerPingRules.summary();
     }
 
     private String idleOnlySummary() {
@@ -358,6 +429,7 @@ public final class ServerConfig {
         private Protocol protocol = Protocol.LINE;
         private AckMode ackMode;
         private PeerPingRules peerPingRules;
+        private Lifecycle lifecycle = Lifecycle.NONE;
 
         private Builder() {
         }
@@ -462,6 +534,12 @@ public final class ServerConfig {
             return this;
         }
 
+        /** Heartbeat's connection lifecycle settings ({@code --max-age} and the rest). */
+        public Builder lifecycle(Lifecycle lifecycle) {
+            this.lifecycle = Objects.requireNonNull(lifecycle, "lifecycle");
+            return this;
+        }
+
         /**
          * The configuration.
          *
@@ -495,6 +573,7 @@ public final class ServerConfig {
             if (peerPingRules != null) {
                 requirePeerPingRules(peerPingRules);
             }
+            requireLifecycle();
             return new ServerConfig(this);
         }
 
@@ -511,6 +590,34 @@ public final class ServerConfig {
             }
             if (rules.maxStrikes() < 0) {
                 throw new IllegalArgumentException("--peer-ping-max-strikes cannot be negative: " + rules.maxStrikes());
+            }
+        }
+
+        /** The lifecycle settings: each in range, and only with Heartbeat, which has them. */
+        private void requireLifecycle() {
+            Lifecycle l = lifecycle;
+            if (l.any() && idleImpl != IdleImpl.HEARTBEAT) {
+                throw new IllegalArgumentException("--max-age, --write-stall, --max-unwritable and --action-budget "
+                        + "are Heartbeat's: give --idle-impl heartbeat, not "
+                        + idleImpl.name().toLowerCase(Locale.ROOT));
+            }
+            for (Object[] d : new Object[][] {{"--max-age", l.maxAge()}, {"--max-age-grace", l.maxAgeGrace()},
+                    {"--write-stall", l.writeStall()}, {"--max-unwritable", l.maxUnwritable()}}) {
+                Duration value = (Duration) d[1];
+                if (!value.isZero()) {
+                    requireTimeout((String) d[0], value);
+                }
+            }
+            if (!(l.maxAgeJitter() >= 0 && l.maxAgeJitter() < 1)) {
+                throw new IllegalArgumentException("--max-age-jitter must be in [0, 1): " + l.maxAgeJitter());
+            }
+            if (l.maxAge().isZero() && (l.maxAgeJitter() > 0 || !l.maxAgeGrace().isZero())) {
+                throw new IllegalArgumentException((l.maxAgeJitter() > 0 ? "--max-age-jitter" : "--max-age-grace")
+                        + " needs --max-age");
+            }
+            if (l.actionBudget() < 0 || l.actionBudget() > 100_000_000) {
+                throw new IllegalArgumentException("--action-budget must be in [0, 100000000] a second: "
+                        + l.actionBudget());
             }
         }
 
