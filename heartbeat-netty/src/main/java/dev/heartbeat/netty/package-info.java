@@ -37,7 +37,15 @@
  *     thread and the access mode once. Adding a policy is adding a subclass.</li>
  * <li>Side objects, made only for the configurations that need them: {@code OutputObserver}
  *     (observeOutput), {@code PingState} and {@code ProbeState} (pings, and pings whose answers a
- *     probe recognises, with the channel's {@code RttEstimator}).</li>
+ *     probe recognises, with the channel's {@code RttEstimator}); {@code GuardState} (the lifecycle
+ *     guards and the close veto) wraps whichever of those the policy has.</li>
+ * <li>{@code Guards}: maximum age, write stall, unwritable time and the close veto's re-check,
+ *     judged on the worker beside the policy (the earliest next look wins the re-arm) and checked
+ *     again on the event loop; {@code Overload} (reduced idle timeouts) and the drain (slots in the
+ *     judgement word, spread by a task on the worker's cycle) the same way. Their action bits sit
+ *     above the policy's 16 in the hand-off word.</li>
+ * <li>{@code ActionBudget}: storm control on the worker's hand-offs, a token bucket with a FIFO of
+ *     the waiting handlers, paced by one extra wheel entry.</li>
  * </ul>
  *
  * <h2>Hand-offs, and the orderings that make them safe</h2>
