@@ -657,6 +657,11 @@ final class HeartbeatHandler extends TimerEntry
         return (int) ACTIONS.getAndSet(this, 0);
     }
 
+    /** The configuration tag of a hand-off word (for tests that read the word back). */
+    static int tagOfWord(int word) {
+        return word >>> TAG_SHIFT;
+    }
+
     private static int tagOf(int serial) {
         return (serial >>> 1) & TAG_BITS;
     }

@@ -16,12 +16,12 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
- * jcstress tests of a handler's action hand-off word (config tag in the high half, action bits in
- * the low half): the worker's {@link HeartbeatHandler#offerActions} against the event loop's
+ * jcstress tests of a handler's action hand-off word (config tag in the top 10 bits, action bits
+ * below): the worker's {@link HeartbeatHandler#offerActions} against the event loop's
  * {@link HeartbeatHandler#takeActions}, real code on a handler outside a pipeline. Results: the word
  * the worker's offer replaced (0: it would push the handler), the word the event loop took, and the
  * word the arbiter finds left. READER is 1, WRITER is 4; the tag of serial 0 is 0, of serial 2 is 1
- * (1 &lt;&lt; 16 = 65536).
+ * (1 &lt;&lt; 22 = 4194304).
  *
  * <p>Run: {@code java -jar load-test/target/jcstress.jar -t ActionWordStress}.
  */
@@ -66,13 +66,13 @@ public final class ActionWordStress {
     /** A reconfiguration between two verdicts: the new verdict replaces the old one, never merges. */
     @JCStressTest
     @Description("offerActions(WRITER) under serial 2 over a pending READER of serial 0, vs takeActions()")
-    @Outcome(id = "0, 1, 65540", expect = ACCEPTABLE,
+    @Outcome(id = "0, 1, 4194308", expect = ACCEPTABLE,
             desc = "The event loop took the old READER (its tag is stale: perform drops it); WRITER then "
                     + "landed alone with the new tag.")
-    @Outcome(id = "1, 65540, 0", expect = ACCEPTABLE,
+    @Outcome(id = "1, 4194308, 0", expect = ACCEPTABLE,
             desc = "WRITER replaced the stale READER (no push: the handler is still in the stack); the event loop "
                     + "took only the new verdict.")
-    @Outcome(id = ".*, 65541, .*", expect = FORBIDDEN,
+    @Outcome(id = ".*, 4194309, .*", expect = FORBIDDEN,
             desc = "Mixed: the old configuration's READER carried under the new tag.")
     @Outcome(expect = FORBIDDEN, desc = "The new verdict lost or taken twice, or a mixed word.")
     @State

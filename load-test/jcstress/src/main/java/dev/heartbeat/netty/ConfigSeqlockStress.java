@@ -21,8 +21,9 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * no pipeline, so nothing else happens) against the worker's {@link HeartbeatHandler#configToJudge}.
  * Real code on both sides. The serial the worker judged under is not readable directly: the worker
  * actor offers an action after a successful read, and the arbiter reads the serial's tag back from
- * the action word ({@code serial >>> 1}). Results: the config the worker got (0: none, the change
- * was in progress; 1: A; 2: B) and the tag of its verdict (-1: no verdict).
+ * the action word ({@code serial >>> 1}, read back with {@code HeartbeatHandler.tagOfWord}). Results:
+ * the config the worker got (0: none, the change was in progress; 1: A; 2: B) and the tag of its
+ * verdict (-1: no verdict).
  *
  * <p>Run: {@code java -jar load-test/target/jcstress.jar -t ConfigSeqlockStress}.
  */
@@ -46,7 +47,7 @@ public final class ConfigSeqlockStress {
 
     static int verdictTag(HeartbeatHandler h) {
         int word = h.takeActions();
-        return word == 0 ? -1 : word >>> 16;
+        return word == 0 ? -1 : HeartbeatHandler.tagOfWord(word);
     }
 
     /** One reconfiguration, A (serial 0) to B (serial 2). */
