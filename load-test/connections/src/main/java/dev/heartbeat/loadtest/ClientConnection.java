@@ -30,6 +30,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  */
 abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
+    /**
+     * The words of a goodbye for ping abuse, which gRPC clients back off on and Heartbeat's ping
+     * policing writes (in a GOAWAY's debug data, a Close frame's reason).
+     */
+    static final String TOO_MANY_PINGS = "too_many_pings";
+
     /** The global index: fixes the role, the send phase and the moment of death. */
     final int index;
     final Role role;
@@ -62,6 +68,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     /** Soak: whether this connection replaces one the client closed, and whether the client closed this one. */
     boolean reopened;
     boolean closedByClient;
+    /** Flooder: the pings it wrote. */
+    private int floodPings;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;
@@ -139,6 +147,19 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
         goodbye = reason;
     }
 
+    /**
+     * The server said goodbye with {@code text}: {@link #TOO_MANY_PINGS} with the protocol's code for it
+     * ({@code abuseCode}: HTTP/2's ENHANCE_YOUR_CALM, WebSocket's 1008) is {@code PING_ABUSE}, those
+     * words with another code none; any other text names a reason, or none.
+     */
+    final void goodbye(boolean abuseCode, String text) {
+        if (TOO_MANY_PINGS.equals(text)) {
+            goodbye = abuseCode ? CloseReason.PING_ABUSE : null;
+        } else {
+            goodbye(text);
+        }
+    }
+
     /** The server said goodbye naming {@code reasonName}; a name that is no reason counts as none. */
     final void goodbye(String reasonName) {
         for (CloseReason r : CloseReason.values()) {
@@ -184,6 +205,39 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** Writes the protocol's keep-alive (a line, an unsolicited Pong, a PING, a PINGREQ), if set up. */
     abstract void sendKeepAlive();
+
+    /** Whether the protocol is set up so that a ping can be written (WebSocket: upgraded; MQTT: CONNACK). */
+    abstract boolean canPing();
+
+    /** A new ping in the protocol's own words: a {@code PING} line, a WebSocket Ping, an HTTP/2 PING, a PINGREQ. */
+    abstract Object newPing();
+
+    /**
+     * Flooder: writes a burst of {@code pings} pings in one write, if the protocol is set up. All at
+     * once, so that none of this side's writes is under way while the server reads them and closes: a
+     * write racing the server's close can lose its goodbye (over TCP, data after the close is answered
+     * by a reset; on Netty's local transport the read of what the server wrote last is put behind the
+     * close while this side writes). A failed write is no error: the close comes as it comes.
+     *
+     * @return whether the pings were written
+     */
+    final boolean floodBurst(int pings) {
+        if (!canPing()) {
+            return false;
+        }
+        stamp();
+        for (int i = 0; i < pings; i++) {
+            channel.write(newPing());
+        }
+        channel.flush();
+        floodPings += pings;
+        return true;
+    }
+
+    /** Flooder: the pings written so far. */
+    int floodPings() {
+        return floodPings;
+    }
 
     @Override
     public final void handlerAdded(ChannelHandlerContext ctx) {

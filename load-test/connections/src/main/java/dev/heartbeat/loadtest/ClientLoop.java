@@ -18,10 +18,10 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Everything one client event loop keeps about its connections: who they are, when active and junk
- * ones send, dying ones keep alive and trickle ones send their byte ({@link SlotSchedule}s driven by
- * one 1 ms task, which also sends the ping floods and wakes the half-open connections to read again),
- * the verdict on each close
- * ({@link Verdict}), the histograms of close lateness, echo latency and connect time, and the counts.
+ * ones send, dying ones keep alive, trickle ones send their byte and flooders ping ({@link SlotSchedule}s
+ * driven by one 1 ms task, which also sends the ping floods and wakes the half-open connections to read
+ * again), the verdict on each close ({@link Verdict}), the histograms of close lateness, echo latency,
+ * connect time and the flooders' time to their close, and the counts.
  * {@link #finish} judges the connections still open and hands the totals over.
  *
  * <p>Confined to its event loop: every method but the constructor runs there, so its state is plain.
@@ -50,6 +50,8 @@ final class ClientLoop {
     private final SlotSchedule trickles;
     private final SlotSchedule.Action trickle = this::trickle;
     private final List<ClientConnection> flooders = new ArrayList<>();
+    private final SlotSchedule peerPings; // the flooders' pings; null unless the servers police pings
+    private final SlotSchedule.Action peerPing = this::peerPing;
     /** Half-open connections not reading yet, the earliest due first. */
     private final PriorityQueue<ClientConnection> halfOpen =
             new PriorityQueue<>((a, b) -> Long.signum(a.connectStart - b.connectStart));
@@ -65,6 +67,7 @@ final class ClientLoop {
     private final Histogram lateness = Histograms.newMicros();
     private final Histogram echoLatency = Histograms.newMicros();
     private final Histogram connectTime = Histograms.newMicros();
+    private final Histogram abuseCloseTime = Histograms.newMicros();
     private final ClientResult totals = new ClientResult();
 
     ClientLoop(EventLoop executor, Scenario scenario, RunWindow window, ClientProgress progress) {
@@ -76,6 +79,7 @@ final class ClientLoop {
         this.echoes = new SlotSchedule(scenario.activePeriodNanos, start);
         this.keepAlives = scenario.hasKeepAlives() ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
         this.trickles = new SlotSchedule(scenario.tricklePeriodNanos(), start);
+        this.peerPings = scenario.policesPings() ? new SlotSchedule(scenario.floodPeriodNanos(), start) : null;
         this.random = new SplittableRandom(scenario.seed);
         executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
                 TimeUnit.NANOSECONDS));
@@ -110,6 +114,9 @@ final class ClientLoop {
             keepAlives.fire(now, keepAlive);
         }
         trickles.fire(now, trickle);
+        if (peerPings != null) {
+            peerPings.fire(now, peerPing);
+        }
         flood();
         if (churnPerTick > 0 && window.contains(now) && now - window.start() < scenario.deathSpanNanos()) {
             churnOwed += churnPerTick;
@@ -173,6 +180,13 @@ final class ClientLoop {
                 line(c).sendPings(scenario.floodLines);
                 totals.floodPingsSent += scenario.floodLines;
             }
+        }
+    }
+
+    /** A flooder's burst of pings, every {@link Scenario#floodPeriodNanos} until it is closed. */
+    private void peerPing(ClientConnection c, long intended) {
+        if (c.floodBurst(Scenario.FLOOD_BURST)) {
+            totals.flooderPings += Scenario.FLOOD_BURST;
         }
     }
 
@@ -254,6 +268,9 @@ final class ClientLoop {
             case LONGLINE:
                 executor.schedule(() -> sendLongLine(c), scenario.longLineDelayNanos(c.index), TimeUnit.NANOSECONDS);
                 break;
+            case FLOODER:
+                peerPings.add(c);
+                break;
             default:
                 break;
         }
@@ -322,8 +339,11 @@ final class ClientLoop {
         CloseReason goodbye = c.goodbye();
         totals.goodbyesByRole[c.role.ordinal()][ClientResult.goodbyeIndex(goodbye)]++;
         long due = c.safeDueNanos(scenario);
-        Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
-                : Verdict.ofClose(c.expectsClose, due, now, goodbye == scenario.expectedGoodbye());
+        CloseReason expected = scenario.expectedGoodbye(c.role);
+        boolean flooder = c.role == Role.FLOODER;
+        Verdict v = flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
+                : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
+                : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
         if (c.expectsClose) {
             totals.observedCloses++;
         }
@@ -334,16 +354,26 @@ final class ClientLoop {
                 break;
             case ON_TIME:
                 totals.onTime++;
-                Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
+                if (flooder) {
+                    totals.abuseCloses++;
+                    Histograms.recordNanos(abuseCloseTime, now - c.lastActivity); // after its latest ping
+                } else {
+                    Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
+                }
                 break;
             case WRONG_REASON:
                 totals.wrongReason++;
                 sample(c, "closed on time, but the server's goodbye named " + (goodbye == null ? "no reason" : goodbye)
-                        + ", not " + (scenario.expectedGoodbye() == null ? "no reason" : scenario.expectedGoodbye()));
+                        + ", not " + (expected == null ? "no reason" : expected));
                 break;
             case PREMATURE:
                 totals.premature++;
                 progress.premature.increment();
+                if (flooder) {
+                    sample(c, "closed after " + c.floodPings() + " pings, before the first past the servers' "
+                            + Scenario.PEER_PING_MAX_STRIKES + " strikes");
+                    break;
+                }
                 totals.earliestPrematureNanos = Math.max(totals.earliestPrematureNanos, due - now);
                 sample(c, "closed " + millis(due - now) + " ms before it was due");
                 break;
@@ -385,6 +415,9 @@ final class ClientLoop {
                     totals.leftOpen++;
                     sample(c, c.role.isLineLimited() ? "still open at the end, " + millis(now - c.overLongAt())
                             + " ms after it sent more than --max-line bytes without a newline"
+                            : c.role == Role.FLOODER ? "still open at the end after " + c.floodPings()
+                                    + " pings, " + Scenario.FLOOD_BURST + " at once every "
+                                    + millis(scenario.floodPeriodNanos()) + " ms"
                             : "still open at the end, " + millis(now - c.safeDueNanos(scenario))
                                     + " ms after it was due to be closed");
                 }
@@ -393,6 +426,7 @@ final class ClientLoop {
         totals.lateness = lateness;
         totals.echoLatency = echoLatency;
         totals.connectTime = connectTime;
+        totals.abuseCloseTime = abuseCloseTime;
         return totals;
     }
 

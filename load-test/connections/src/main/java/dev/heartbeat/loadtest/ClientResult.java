@@ -54,6 +54,9 @@ final class ClientResult {
     long floodPongs;
     long junkLinesSent;
     long junkEchoes;
+    /** Flooders: pings written, and closes after more pings than the servers forgive, with PING_ABUSE named. */
+    long flooderPings;
+    long abuseCloses;
     /** Soak: connections the client closed on purpose, and connections opened again in their place. */
     long churned;
     long reopened;
@@ -75,6 +78,8 @@ final class ClientResult {
     Histogram lateness = Histograms.newMicros();
     Histogram echoLatency = Histograms.newMicros();
     Histogram connectTime = Histograms.newMicros();
+    /** Flooders closed for ping abuse: from their latest ping (the clock read before its write) to the close. */
+    Histogram abuseCloseTime = Histograms.newMicros();
 
     /** Adds another part's counts and histograms into this one. */
     ClientResult add(ClientResult o) {
@@ -99,6 +104,8 @@ final class ClientResult {
         floodPongs += o.floodPongs;
         junkLinesSent += o.junkLinesSent;
         junkEchoes += o.junkEchoes;
+        flooderPings += o.flooderPings;
+        abuseCloses += o.abuseCloses;
         churned += o.churned;
         reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
@@ -121,6 +128,7 @@ final class ClientResult {
         lateness.add(o.lateness);
         echoLatency.add(o.echoLatency);
         connectTime.add(o.connectTime);
+        abuseCloseTime.add(o.abuseCloseTime);
         return this;
     }
 

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -31,8 +32,9 @@ import io.netty.util.ReferenceCountUtil;
  * those acks itself. An active connection opens one stream (a POST's HEADERS) and sends each echo
  * request as a DATA frame of a decimal number on it, the server echoing each on the same stream; the
  * bytes received go back to the server's window every 16 KiB. The server's PINGs are acknowledged
- * with the same 8 bytes when the role says so; the keep-alive is a PING of its own; the server's
- * goodbye is a GOAWAY whose debug data names the reason.
+ * with the same 8 bytes when the role says so; the keep-alive, and a flooder's ping, is a PING of its
+ * own; the server's goodbye is a GOAWAY whose debug data names the reason ({@code ENHANCE_YOUR_CALM}
+ * with {@code too_many_pings}: {@code PING_ABUSE}).
  */
 final class Http2Connection extends ClientConnection {
 
@@ -40,6 +42,8 @@ final class Http2Connection extends ClientConnection {
     private static final int WINDOW_RETURN_BYTES = 16 * 1024;
     /** The keep-alive PING's data: not a token of the server's. */
     private static final long KEEP_ALIVE = 0x6b656570616c6976L;
+    /** A flooder's PING data: "flooding". */
+    private static final long FLOOD = 0x666c6f6f64696e67L;
 
     /** Opens streams through the codec; only an active connection has one. */
     private static final class StreamOpener extends Http2ChannelDuplexHandler {
@@ -81,7 +85,8 @@ final class Http2Connection extends ClientConnection {
             } else if (msg instanceof Http2SettingsFrame) {
                 write(Http2SettingsAckFrame.INSTANCE); // set-up: every role acknowledges the server's SETTINGS
             } else if (msg instanceof Http2GoAwayFrame goAway) {
-                goodbye(goAway.content().toString(StandardCharsets.US_ASCII));
+                goodbye(goAway.errorCode() == Http2Error.ENHANCE_YOUR_CALM.code(),
+                        goAway.content().toString(StandardCharsets.US_ASCII));
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -115,5 +120,15 @@ final class Http2Connection extends ClientConnection {
     @Override
     void sendKeepAlive() {
         write(new DefaultHttp2PingFrame(KEEP_ALIVE, false));
+    }
+
+    @Override
+    boolean canPing() {
+        return true;
+    }
+
+    @Override
+    Object newPing() {
+        return new DefaultHttp2PingFrame(FLOOD, false);
     }
 }

@@ -21,7 +21,7 @@ import io.netty.util.ReferenceCountUtil;
  * connection stays small next to what it measures.
  *
  * <p>Lines sent: the intended send time in decimal nanoseconds (active), {@code PONG} (answers and
- * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood), random
+ * keep-alives), and the edge roles' input: single bytes (trickle), {@code PING} (pingflood, flooder), random
  * binary lines starting with 0xFF (junk), one over-long line (longline). Lines understood: a number (an
  * echo), {@code PING}, {@code PONG}, {@code ERR line too long}, {@code BYE <REASON>} (the server's
  * goodbye before a close for idleness), a line starting with 0xFF (junk echoed); anything else is
@@ -207,6 +207,16 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
         sendPong();
     }
 
+    @Override
+    boolean canPing() {
+        return true;
+    }
+
+    @Override
+    Object newPing() {
+        return pingLines(1);
+    }
+
     /** A {@code PONG} line: the answer to a ping, and the keep-alive. */
     private void sendPong() {
         write(channel.alloc().buffer(5).writeBytes(WORDS[WORD_PONG]).writeByte('\n'));
@@ -224,11 +234,15 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
 
     /** Ping flood: writes {@code lines} PING lines at once. */
     void sendPings(int lines) {
+        write(pingLines(lines));
+    }
+
+    private ByteBuf pingLines(int lines) {
         ByteBuf buf = channel.alloc().buffer(lines * PING_LINE_BYTES);
         for (int i = 0; i < lines; i++) {
             buf.writeBytes(WORDS[WORD_PING]).writeByte('\n');
         }
-        write(buf);
+        return buf;
     }
 
     /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */

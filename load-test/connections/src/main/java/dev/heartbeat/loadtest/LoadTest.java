@@ -66,6 +66,16 @@ import picocli.CommandLine.Spec;
                     + "idleness), longline (one line of --max-line + 1 bytes early in its close window: must be "
                     + "closed by the decoder with ERR line too long, not for idleness), junk (random binary lines, "
                     + "invalid UTF-8, at --active-rate: must stay open and get them echoed).",
+            "flooder, with every --probe: pings in its protocol's own words (a PING line, a WebSocket Ping, an "
+                    + "HTTP/2 PING, an MQTT PINGREQ), " + Scenario.FLOOD_BURST + " at once, back to back, once set "
+                    + "up, and again every half ping interval (or idle timeout) while open. A mix with flooders "
+                    + "starts the servers with --police-pings: peer pings at least a sixth of the ping interval (or "
+                    + "idle timeout) apart, " + Scenario.PEER_PING_MAX_STRIKES + " strikes forgiven, permitted "
+                    + "without traffic (the pong and dying roles' keep-alives carry none). Each flooder must be "
+                    + "closed for PING_ABUSE, not before it sent more pings than forgiven, and told so (BYE "
+                    + "PING_ABUSE, a Close frame 1008 or a GOAWAY ENHANCE_YOUR_CALM, both 'too_many_pings'; mqtt: no "
+                    + "goodbye, the servers' counts), and no other role may be. Not with pingflood, which must stay "
+                    + "open.",
             "",
             "A close before the moment a correct server may act (the client's clock just before its last input, "
                     + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
@@ -83,7 +93,8 @@ import picocli.CommandLine.Spec;
                     + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
             ""},
         footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
-                + "silent or dying connection left open, an unexpected close, or a connection not opened); 2 bad "
+                + "silent, dying or flooder connection left open, an unexpected close, a close told the wrong reason, "
+                + "or a connection not opened); 2 bad "
                 + "command line; 3 a run could not be completed (its report still lists what was measured).",
             "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
                 + "if this process dies."})
@@ -254,7 +265,8 @@ public final class LoadTest implements Callable<Integer> {
 
     @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
             description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
-                    + "give the servers' --policy and timeouts here too).")
+                    + "give the servers' --policy and timeouts here too; with flooders in --mix the servers must "
+                    + "police pings as this tool would start them: the report's scenario says how).")
     List<String> target = new ArrayList<>();
 
     @Option(names = "--target-metrics", paramLabel = "HOST:PORT", split = ",",
@@ -271,8 +283,9 @@ public final class LoadTest implements Callable<Integer> {
     Path out;
 
     @Option(names = "--check",
-            description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent or "
-                    + "dying one was left open, or one could not be opened: for CI.")
+            description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent, "
+                    + "dying or flooder one was left open or told the wrong reason, or one could not be opened: for "
+                    + "CI.")
     boolean check;
 
     @Option(names = "--demo-server-jar", paramLabel = "PATH",

@@ -77,7 +77,8 @@ public final class LocalWorker {
                 .metricsDisabled()
                 .port(0)
                 .workerThreads(serverThreads)
-                .workerHost(s.workerHost);
+                .workerHost(s.workerHost)
+                .policePings(s.peerPingRules());
         if (s.tickNanos > 0) {
             b.tick(Duration.ofNanos(s.tickNanos));
         }

@@ -92,4 +92,15 @@ final class MqttConnection extends ClientConnection {
             write(PINGREQ);
         }
     }
+
+    @Override
+    boolean canPing() {
+        return connected;
+    }
+
+    /** PINGREQ, as the keep-alive: a flooder's ping. */
+    @Override
+    Object newPing() {
+        return PINGREQ;
+    }
 }

@@ -244,12 +244,23 @@ final class Report {
         rows.add(row("connections up", runs, r -> Progress.count(r.client.connected) + " / "
                 + Progress.count(r.connections), null));
         rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
-        rows.add(row("silent/dying closed (expected)", runs, r -> Progress.count(r.client.observedCloses) + " / "
-                + Progress.count(r.client.expectedCloses), null));
+        rows.add(row("closes expected (silent, dying, flooder...): seen / due", runs,
+                r -> Progress.count(r.client.observedCloses) + " / " + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
                 r -> r.client.leftOpen + " / " + r.client.unexpected, null));
         rows.add(row("closes by reason: as told to the clients; as the servers counted them", runs,
                 Report::closeReasons, null));
+        rows.add(row("closes by role: reasons told", runs, Report::closeReasonsByRole, null));
+        if (runs.stream().anyMatch(r -> r.client.connectedByRole[Role.FLOODER.ordinal()] > 0)) {
+            rows.add(row("flooders: closed for PING_ABUSE / connected (pings sent)", runs,
+                    r -> Progress.count(r.client.abuseCloses) + " / "
+                            + Progress.count(r.client.connectedByRole[Role.FLOODER.ordinal()]) + " ("
+                            + Progress.count(r.client.flooderPings) + ")", null));
+            rows.add(row("flooders: close after their latest ping p50 / p99 / max (ms)", runs,
+                    r -> num(Histograms.percentileMillis(r.client.abuseCloseTime, 50)) + " / "
+                            + num(Histograms.percentileMillis(r.client.abuseCloseTime, 99)) + " / "
+                            + num(Histograms.maxMillis(r.client.abuseCloseTime)), null));
+        }
         if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
             rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
                     ? "-" : num(r.serverMetrics.rttQuantileMillis(0.5)) + " / "
@@ -314,6 +325,19 @@ final class Report {
         });
         return (told.isEmpty() ? "-" : String.join(", ", told)) + "; servers: "
                 + (!r.serverMetrics.hasCloses() ? "not read" : counted.isEmpty() ? "-" : String.join(", ", counted));
+    }
+
+    /** e.g. "silent: PING_TIMEOUT 200; dying: PING_TIMEOUT 100; flooder: PING_ABUSE 100" ("none": no goodbye). */
+    private static String closeReasonsByRole(RunResult r) {
+        List<String> roles = new ArrayList<>();
+        for (Role role : Role.values()) {
+            List<String> reasons = new ArrayList<>();
+            r.closeReasons(role).forEach((reason, n) -> reasons.add(reason + " " + Progress.count(n)));
+            if (!reasons.isEmpty()) {
+                roles.add(role + ": " + String.join(", ", reasons));
+            }
+        }
+        return roles.isEmpty() ? "-" : String.join("; ", roles);
     }
 
     /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */

@@ -44,7 +44,18 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
-            ServerThreads serverThreads, Edge edge, Soak soak) {
+            ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders) {
+    }
+
+    /**
+     * The flooders' (pinging too often, closed by the servers' ping policing): connections, pings
+     * written (a burst of {@link Scenario#FLOOD_BURST} each, and another every
+     * {@link Scenario#floodPeriodNanos} until the client sees the close), closes seen, closes after more
+     * pings than the servers forgive with {@code PING_ABUSE} named (MQTT: none), and the time from each
+     * one's latest burst to the close it saw, in milliseconds.
+     */
+    record Flooders(long connected, long pingsSent, long closed, long closedForPingAbuse,
+            Lateness closeAfterLastPingMs) {
     }
 
     /**

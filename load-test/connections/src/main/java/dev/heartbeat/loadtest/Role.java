@@ -16,25 +16,25 @@ enum Role {
      * measures the echo; answers a ping, should a stall have made it silent long enough to get one.
      * Must stay open.
      */
-    ACTIVE("active"),
+    ACTIVE("active", true),
     /**
      * Never sends anything, not even an answer to a ping (the protocol's set-up aside: the WebSocket
      * upgrade, MQTT's CONNECT, HTTP/2's preface and SETTINGS ack). Must be closed by the server.
      */
-    SILENT("silent"),
+    SILENT("silent", true),
     /**
      * Answers each server ping (a line, a Pong, a PING ACK) and sends nothing else. Must stay open with
      * the ping policy; with the close policy there are no pings, so it is as silent as {@link #SILENT}.
      * With MQTT, whose servers never ping, it sends PINGREQ every Keep Alive instead, and must stay open.
      */
-    PONG("pong"),
+    PONG("pong", true),
     /**
      * Alive until a moment drawn at random in the run, then silent. Alive means answering pings
      * (ping policy) or sending a keep-alive every third of the idle timeout (close policy; with MQTT,
      * PINGREQ every Keep Alive).
      * Must be closed by the server after it died.
      */
-    DYING("dying"),
+    DYING("dying", true),
     /**
      * A slow-loris: one byte (never a newline) every three quarters of the quiet limit (the idle
      * timeout, or the ping interval), from the connect on. Heartbeat must not close it: a byte is
@@ -42,36 +42,48 @@ enum Role {
      * {@code --max-line} bytes have come without a newline, which happens in the run only when the run
      * is long enough or {@code --max-line} small; until then it must stay open.
      */
-    TRICKLE("trickle"),
+    TRICKLE("trickle", false),
     /**
      * Sends {@code --flood-lines} PING lines every millisecond, from the connect on, and counts the
      * server's PONGs. Must stay open; the check fails if the server answered none.
      */
-    PINGFLOOD("pingflood"),
+    PINGFLOOD("pingflood", false),
     /**
      * A peer that vanished without a FIN: right after connecting it stops reading (auto-read off) and
      * never writes. Must be closed by the idle policy, as {@link #SILENT}. It reads again from a little
      * before the earliest moment a correct server may close it, so that the client sees the close.
      */
-    HALFOPEN("halfopen"),
+    HALFOPEN("halfopen", false),
     /**
      * Sends one line of {@code --max-line} + 1 bytes at a moment drawn in the first half of its close
      * window after connecting, and nothing else. Must be closed by the server's line decoder, after the
      * line and with {@code ERR line too long}, never for idleness.
      */
-    LONGLINE("longline"),
+    LONGLINE("longline", false),
     /**
      * Sends lines of random binary bytes (invalid UTF-8, each starting with 0xFF, shorter than
      * {@code --max-line}) at {@code --active-rate}. The demo server echoes bytes as they came, so it
      * must stay open and get its lines back; the check fails if no junk line came back.
      */
-    JUNK("junk");
+    JUNK("junk", false),
+    /**
+     * Pings the server in its protocol's own words (a {@code PING} line, a WebSocket Ping, an HTTP/2
+     * PING, an MQTT PINGREQ): {@link Scenario#FLOOD_BURST} of them at once, back to back, once set up
+     * and then every {@link Scenario#floodPeriodNanos} while open ({@link ClientConnection#floodBurst});
+     * nothing else. The servers police pings when the mix has flooders ({@code --police-pings}), so each
+     * must be closed for {@code PING_ABUSE}, told so in the protocol's goodbye (MQTT: none), and not
+     * before it sent more pings than the servers forgive ({@link Scenario#PEER_PING_MAX_STRIKES}).
+     */
+    FLOODER("flooder", true);
 
     /** The name in {@code --mix} and in reports. */
     final String label;
+    /** Whether every protocol can play this role; else it speaks the line protocol only (raw bytes and lines). */
+    private final boolean everyProtocol;
 
-    Role(String label) {
+    Role(String label, boolean everyProtocol) {
         this.label = label;
+        this.everyProtocol = everyProtocol;
     }
 
     /**
@@ -97,9 +109,17 @@ enum Role {
         return s.toString();
     }
 
-    /** Whether this role is one of issue 12's misbehaving peers, listed by {@link Mix} only when present. */
+    /**
+     * Whether this role is one of the misbehaving peers (issue 12's, and the flooder), listed by
+     * {@link Mix} only when present.
+     */
     boolean isEdge() {
         return ordinal() > DYING.ordinal();
+    }
+
+    /** Whether this role speaks the line protocol only (issue 12's edge roles): other probes refuse it. */
+    boolean speaksLinesOnly() {
+        return !everyProtocol;
     }
 
     /**

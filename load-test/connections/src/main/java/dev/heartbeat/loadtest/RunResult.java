@@ -183,8 +183,8 @@ final class RunResult {
                     + " ms before it was due)");
         }
         if (client.leftOpen > 0) {
-            f.add(who + client.leftOpen + " connections due to be closed (silent, dying, half-open, over-long lines) "
-                    + "left open at the end");
+            f.add(who + client.leftOpen + " connections due to be closed (silent, dying, half-open, flooders, "
+                    + "over-long lines) left open at the end");
         }
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
@@ -192,6 +192,11 @@ final class RunResult {
         if (client.wrongReason > 0) {
             f.add(who + client.wrongReason + " connections were closed on time but told another reason than their "
                     + "role's (the samples say which)");
+        }
+        long abuseOfOthers = client.goodbyes(CloseReason.PING_ABUSE)
+                - client.goodbyesByRole[Role.FLOODER.ordinal()][ClientResult.goodbyeIndex(CloseReason.PING_ABUSE)];
+        if (abuseOfOthers > 0) {
+            f.add(who + abuseOfOthers + " connections of other roles than flooder were told " + CloseReason.PING_ABUSE);
         }
         if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
             f.add(who + "the server answered none of the " + client.floodPingsSent + " PINGs of the ping flood");
@@ -213,7 +218,8 @@ final class RunResult {
      * The servers' closes per reason against what the clients were told: every close a server counted
      * for a reason must be a close a client saw with a goodbye naming it, and no more. A protocol
      * without a goodbye (MQTT) has every server close counted for the scenario's idle reason, as many
-     * as the clients saw. Nothing if the servers' counts were not read.
+     * as the clients saw of the other roles than flooder, and for {@code PING_ABUSE} as many as they saw
+     * of flooders. Nothing if the servers' counts were not read.
      */
     List<String> closeReasonFailures(Scenario s) {
         List<String> f = new ArrayList<>();
@@ -233,18 +239,24 @@ final class RunResult {
             return f;
         }
         CloseReason r = s.idleCloseReason();
-        long all = serverMetrics.closesTotal();
-        long seen = 0;
+        long flooders = client.closedByRole[Role.FLOODER.ordinal()];
+        long seen = -flooders;
         for (long n : client.closedByRole) {
             seen += n;
         }
-        if (all != serverMetrics.closes(r)) {
-            f.add(who + "the servers counted " + (all - serverMetrics.closes(r)) + " closes for other reasons than "
-                    + r + ": " + serverMetrics.closes);
+        long abuse = serverMetrics.closes(CloseReason.PING_ABUSE);
+        long other = serverMetrics.closesTotal() - serverMetrics.closes(r) - abuse;
+        if (other != 0) {
+            f.add(who + "the servers counted " + other + " closes for other reasons than " + r
+                    + (s.policesPings() ? " and " + CloseReason.PING_ABUSE : "") + ": " + serverMetrics.closes);
         }
         if (serverMetrics.closes(r) != seen) {
             f.add(who + "the servers counted " + serverMetrics.closes(r) + " closes for " + r + ", the clients saw "
-                    + seen + " closes");
+                    + seen + " closes" + (flooders > 0 ? " of other roles than flooder" : ""));
+        }
+        if (abuse != flooders) {
+            f.add(who + "the servers counted " + abuse + " closes for "
+                    + CloseReason.PING_ABUSE + ", the clients saw " + flooders + " closes of flooders");
         }
         return f;
     }
@@ -266,7 +278,7 @@ final class RunResult {
     }
 
     /** The close reasons of one role's connections, as the server's goodbyes named them ("none": no goodbye). */
-    private Map<String, Long> closeReasons(Role role) {
+    Map<String, Long> closeReasons(Role role) {
         Map<String, Long> out = new LinkedHashMap<>();
         long[] byReason = client.goodbyesByRole[role.ordinal()];
         CloseReason[] reasons = CloseReason.values();
@@ -334,7 +346,17 @@ final class RunResult {
                         c.lineCloses == 0 ? null : round(c.lineCloseMaxNanos / 1e6), c.floodPingsSent, c.floodPongs,
                         c.junkLinesSent, c.junkEchoes),
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
-                        round(heapSlopeBytesPerMinute())));
+                        round(heapSlopeBytesPerMinute())), floodersJson());
+    }
+
+    /** The flooders' counts, and the time from each one's latest ping to its close. */
+    private ReportJson.Flooders floodersJson() {
+        ClientResult c = client;
+        int i = Role.FLOODER.ordinal();
+        return new ReportJson.Flooders(c.connectedByRole[i], c.flooderPings, c.closedByRole[i], c.abuseCloses,
+                new ReportJson.Lateness(round(Histograms.percentileMillis(c.abuseCloseTime, 50)),
+                        round(Histograms.percentileMillis(c.abuseCloseTime, 99)),
+                        round(Histograms.maxMillis(c.abuseCloseTime)), c.abuseCloseTime.getTotalCount()));
     }
 
     /** Heartbeat's wake-up counter over the window, per second and server process; NaN if not counted. */

@@ -8,7 +8,8 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.MqttKeepAlive;
+import dev.heartbeat.netty.PingPolicing;
 
 /**
  * What every connection of one run does and when the server is due to act: the settings the
@@ -78,6 +80,16 @@ final class Scenario {
      * that moment came before it, so it is judged premature; later closes are seen as they come.
      */
     static final long HALF_OPEN_LOOK_AHEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * Too-early peer pings the servers forgive before the next one closes ({@code --peer-ping-max-strikes}):
+     * gRPC's, the library's default.
+     */
+    static final int PEER_PING_MAX_STRIKES = PingPolicing.DEFAULT_MAX_STRIKES;
+    /**
+     * The pings of a flooder's burst, all in one write: one more than the servers forgive, and one more
+     * again in case a server accepts the first of them (it came its minimum interval after the connect).
+     */
+    static final int FLOOD_BURST = PEER_PING_MAX_STRIKES + 2;
 
     final int connections;
     final Mix mix;
@@ -154,7 +166,20 @@ final class Scenario {
 
     /** The reason the server's goodbye names before an idle close, or null if the protocol has no goodbye. */
     CloseReason expectedGoodbye() {
-        return protocol == ServerConfig.Protocol.MQTT ? null : idleCloseReason();
+        return expectedGoodbye(Role.SILENT);
+    }
+
+    /** Why the servers close a connection of this role: {@code PING_ABUSE} for flooders, else for idleness. */
+    CloseReason closeReason(Role role) {
+        return role == Role.FLOODER ? CloseReason.PING_ABUSE : idleCloseReason();
+    }
+
+    /**
+     * The reason the server's goodbye names before it closes a connection of this role, or null if the
+     * protocol has no goodbye (MQTT).
+     */
+    CloseReason expectedGoodbye(Role role) {
+        return protocol == ServerConfig.Protocol.MQTT ? null : closeReason(role);
     }
 
     /**
@@ -167,6 +192,39 @@ final class Scenario {
             return role == Role.PONG || role == Role.DYING;
         }
         return role == Role.DYING && policy == Policy.CLOSE;
+    }
+
+    /** Whether the servers police their peers' pings ({@code --police-pings}): when the mix has flooders. */
+    boolean policesPings() {
+        return mix.percent(Role.FLOODER) > 0;
+    }
+
+    /**
+     * The servers' shortest accepted gap between two peer pings ({@code --peer-ping-min-interval}): a
+     * sixth of the quiet limit. That is at most half the period of the protocol pings the other roles
+     * send as keep-alives (MQTT's PINGREQ every Keep Alive, the ping interval; with the close policy
+     * HTTP/2 PINGs every third of the idle timeout), so one of theirs comes early only after a stall of
+     * half a period, and it takes {@link #PEER_PING_MAX_STRIKES} + 1 such to close one.
+     */
+    long peerPingMinIntervalNanos() {
+        return quietLimitNanos() / 6;
+    }
+
+    /**
+     * Between two bursts of a {@link Role#FLOODER} (should the first not have closed it): half the quiet
+     * limit, so that no idle handling closes it meanwhile.
+     */
+    long floodPeriodNanos() {
+        return quietLimitNanos() / 2;
+    }
+
+    /**
+     * How the servers police peer pings, or null if they do not ({@link #policesPings}): permitted
+     * without traffic, since the pong and dying connections' keep-alives carry none.
+     */
+    ServerConfig.PeerPingRules peerPingRules() {
+        return !policesPings() ? null : new ServerConfig.PeerPingRules(Duration.ofNanos(peerPingMinIntervalNanos()),
+                true, PEER_PING_MAX_STRIKES);
     }
 
     /** Whether any role sends keep-alives (see {@link #sendsKeepAlives}). */
@@ -230,6 +288,9 @@ final class Scenario {
      * they have sent more than {@link #maxLine} bytes without a newline, whatever the idle handling.
      */
     boolean expectsClose(String impl, Role role) {
+        if (role == Role.FLOODER) {
+            return true; // the ping policing needs no timer: every idle impl has it
+        }
         if (NONE.equals(impl)) {
             return false; // no idle handling at all
         }
@@ -276,17 +337,23 @@ final class Scenario {
 
     /** The settings as the servers must be started with, for the demo server's flags. */
     String[] serverFlags() {
-        String[] common = {"--probe", protocol.toString(), "--policy", serverPolicy().toString(), "--idle-timeout",
-            nanos(serverIdleTimeoutNanos()), "--ping-interval", nanos(pingIntervalNanos), "--ping-timeout",
-            nanos(pingTimeoutNanos), "--max-missed-pings", Integer.toString(maxMissedPings), "--worker-host",
-            workerHost.toString(), "--max-line", Integer.toString(maxLine)};
-        if (tickNanos <= 0) {
-            return common;
+        List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString(), "--policy",
+                serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
+                nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
+                Integer.toString(maxMissedPings), "--worker-host", workerHost.toString(), "--max-line",
+                Integer.toString(maxLine)));
+        if (tickNanos > 0) {
+            flags.addAll(List.of("--tick", nanos(tickNanos)));
         }
-        String[] withTick = Arrays.copyOf(common, common.length + 2);
-        withTick[common.length] = "--tick";
-        withTick[common.length + 1] = nanos(tickNanos);
-        return withTick;
+        ServerConfig.PeerPingRules rules = peerPingRules();
+        if (rules != null) {
+            flags.addAll(List.of("--police-pings", "--peer-ping-min-interval", nanos(rules.minInterval().toNanos()),
+                    "--peer-ping-max-strikes", Integer.toString(rules.maxStrikes())));
+            if (rules.permitWithoutTraffic()) {
+                flags.add("--permit-pings-without-traffic");
+            }
+        }
+        return flags.toArray(new String[0]);
     }
 
     private static String nanos(long n) {
@@ -328,8 +395,17 @@ final class Scenario {
                 workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString());
     }
 
-    /** A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)". */
+    /**
+     * A description for the report, e.g. "ping every 30s, close after 2 missed pings of 5s (40s)", and
+     * how peer pings are policed, if they are.
+     */
     String describePolicy() {
+        return !policesPings() ? describeIdlePolicy() : describeIdlePolicy() + "; peer pings policed: at least "
+                + format(peerPingMinIntervalNanos()) + " apart, " + PEER_PING_MAX_STRIKES
+                + " strikes forgiven (flooders send " + FLOOD_BURST + " pings at once)";
+    }
+
+    private String describeIdlePolicy() {
         if (protocol == ServerConfig.Protocol.MQTT) {
             return "mqtt: Keep Alive " + mqttKeepAliveSeconds() + "s in CONNECT, PINGREQ that often, close after "
                     + MqttKeepAlive.DEFAULT_MULTIPLIER + " x that (" + format(closeWindowNanos()) + ") without input";
@@ -490,14 +566,34 @@ final class Scenario {
             if (s.deathSpanNanos() < TimeUnit.SECONDS.toNanos(1)) {
                 throw new IllegalArgumentException(s.tooShort());
             }
+            requireFloodersFit(s);
             return s;
+        }
+
+        /** Flooders: a ping flood next to them would be policed too, and the servers' interval must be 1ms. */
+        private void requireFloodersFit(Scenario s) {
+            if (!s.policesPings()) {
+                return;
+            }
+            if (mix.percent(Role.PINGFLOOD) > 0) {
+                throw new IllegalArgumentException("--mix " + Role.PINGFLOOD + "=" + mix.percent(Role.PINGFLOOD)
+                        + " with " + Role.FLOODER + "=" + mix.percent(Role.FLOODER) + ": with flooders the servers "
+                        + "police peer pings, and a ping flood is what they close (it must stay open); give one "
+                        + "or the other");
+            }
+            if (s.peerPingMinIntervalNanos() < TimeUnit.MILLISECONDS.toNanos(1)) {
+                String limit = policy == Policy.CLOSE ? "--idle-timeout" : "--ping-interval";
+                throw new IllegalArgumentException("--mix " + Role.FLOODER + "=" + mix.percent(Role.FLOODER)
+                        + ": the servers' minimum interval between peer pings is a sixth of " + limit + " "
+                        + format(s.quietLimitNanos()) + ", and at least 1ms; give a " + limit + " of at least 6ms");
+            }
         }
 
         /** The protocol against the roles and the policy. */
         private void requireProtocolFits() {
             if (protocol != ServerConfig.Protocol.LINE) {
                 for (Role r : Role.values()) {
-                    if (r.isEdge() && mix.percent(r) > 0) {
+                    if (r.speaksLinesOnly() && mix.percent(r) > 0) {
                         throw new IllegalArgumentException("--mix " + r + "=" + mix.percent(r) + ": the edge role " + r
                                 + " speaks the line protocol (raw bytes and lines), not --probe " + protocol
                                 + "; give --probe line, or a mix of silent, active, pong and dying");

@@ -462,11 +462,15 @@ final class TcpCoordinator {
         return sum;
     }
 
-    /** Connections the server closed for idleness or unanswered pings (not for over-long lines). */
+    /**
+     * Connections the server closed for idleness or unanswered pings (not for over-long lines, nor by
+     * the ping policing).
+     */
     static long idleCloses(Map<String, Double> m) {
         long sum = 0;
         for (Map.Entry<String, Double> e : m.entrySet()) {
-            if (e.getKey().startsWith(CLOSED + "{") && !e.getKey().contains("max_line")) {
+            if (e.getKey().startsWith(CLOSED + "{") && !e.getKey().contains("max_line")
+                    && !e.getKey().contains("ping_abuse")) {
                 sum += e.getValue().longValue();
             }
         }
@@ -491,6 +495,11 @@ final class TcpCoordinator {
         if (!Scenario.NONE.equals(impl) && !policy.equals(info.get("policy"))) {
             throw new IllegalArgumentException("--target servers run policy " + info.get("policy") + ", not " + policy
                     + ": give --policy " + info.get("policy") + " and the servers' timeouts");
+        }
+        String police = info.getOrDefault("police_pings", "off"); // servers from before --police-pings do not
+        if (plan.scenario.policesPings() && "off".equals(police)) {
+            throw new IllegalArgumentException("--target servers do not police pings, and the mix has flooders: "
+                    + "start them with " + String.join(" ", plan.scenario.serverFlags()));
         }
     }
 

@@ -52,8 +52,10 @@ final class TcpLayout {
         }
         TcpLayout layout = new TcpLayout(connections, perProcess);
         if (layout.servers > PORTS_PER_RUN / 2) {
-            throw new IllegalArgumentException(connections + " connections at " + perProcess + " per process need "
-                    + layout.servers + " server processes; at most " + PORTS_PER_RUN / 2 + " are supported");
+            int max = PORTS_PER_RUN / 2;
+            throw new IllegalArgumentException("--connections " + connections + " at --max-connections-per-process "
+                    + perProcess + " need " + layout.servers + " server processes; at most " + max + " are supported: "
+                    + "give a --max-connections-per-process of at least " + (connections + max - 1) / max);
         }
         return layout;
     }

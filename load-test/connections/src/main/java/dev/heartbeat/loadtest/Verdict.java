@@ -56,6 +56,18 @@ enum Verdict {
         return !expectsClose ? UNEXPECTED : expectedReason ? ON_TIME : WRONG_REASON;
     }
 
+    /**
+     * The verdict on a close of a {@link Role#FLOODER}: premature unless it had written a ping past the
+     * servers' strikes before the client saw the close (the server cannot have read that ping sooner);
+     * then on time if the goodbye named {@code PING_ABUSE} (none for MQTT), else a wrong reason.
+     *
+     * @param abusive whether the flooder had written more pings than the servers forgive
+     * @param expectedReason whether the server's goodbye named the reason a flooder is closed for
+     */
+    static Verdict ofAbuseClose(boolean abusive, boolean expectedReason) {
+        return !abusive ? PREMATURE : expectedReason ? ON_TIME : WRONG_REASON;
+    }
+
     /** The verdict on a connection still open at the end of the run. */
     static Verdict ofOpenAtEnd(boolean expectsClose) {
         return expectsClose ? LEFT_OPEN : STAYED_OPEN;

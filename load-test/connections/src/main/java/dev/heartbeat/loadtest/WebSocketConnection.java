@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketClientHandshakerFactory;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.util.ReferenceCountUtil;
 
@@ -29,7 +30,8 @@ import io.netty.util.ReferenceCountUtil;
  * frame codec in its place), and no {@code WebSocketClientProtocolHandler}: that one answers every
  * Ping by itself, and a silent client must not. Echo requests are text frames of a decimal number;
  * the server's Pings are answered (when the role says so) by a Pong with the same data; the keep-alive
- * is an unsolicited Pong; the server's goodbye is a Close frame whose text names the reason.
+ * is an unsolicited Pong; a flooder's ping a Ping; the server's goodbye is a Close frame whose text
+ * names the reason (1008 with {@code too_many_pings}: {@code PING_ABUSE}).
  */
 final class WebSocketConnection extends ClientConnection {
 
@@ -79,7 +81,7 @@ final class WebSocketConnection extends ClientConnection {
                     write(new PongWebSocketFrame(ping.content().retain())); // RFC 6455: the same data
                 }
             } else if (msg instanceof CloseWebSocketFrame close) {
-                goodbye(close.reasonText());
+                goodbye(close.statusCode() == WebSocketCloseStatus.POLICY_VIOLATION.code(), close.reasonText());
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -102,5 +104,15 @@ final class WebSocketConnection extends ClientConnection {
         if (open()) {
             write(new PongWebSocketFrame()); // unsolicited: a one-way heartbeat (RFC 6455, 5.5.3)
         }
+    }
+
+    @Override
+    boolean canPing() {
+        return open();
+    }
+
+    @Override
+    Object newPing() {
+        return new PingWebSocketFrame();
     }
 }

@@ -38,7 +38,8 @@ class CommandLineFuzzTest {
         "silent=100", "active=50,silent=50", "silent=10,dying=10,active=10,pong=70", "pong=100%", "silent=101",
         "silent=50,silent=50", "dying=-5,pong=105", "=", "512m", "2g", "0m", "12x", "-Xmx1g", "127.0.0.1:7000",
         "127.0.0.1", "[::1]:80", "host:99999", ":", "reports/x", "\u00e9t\u00e9", "%s%n", "--connections", "\0",
-        "true", "false", "line", "websocket", "http2", "mqtt", "MQTT", "silent=50,trickle=50"};
+        "true", "false", "line", "websocket", "http2", "mqtt", "MQTT", "silent=50,trickle=50", "silent=50,flooder=50",
+        "pingflood=50,flooder=50"};
 
     @Test
     void everyCommandLineMakesAPlanOrIsRefusedNamingTheFlagAndValue() {

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.EchoPipeline;
 import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -90,23 +91,37 @@ class InProcessRunTest {
         }
     }
 
+    /** Pings each pong connection got at least: 10, or a third of the ping intervals in the window. */
+    private static long pingsPerPong(Scenario s) {
+        return Math.min(10, s.durationNanos / s.pingIntervalNanos / 3);
+    }
+
     private static void assertCorrect(Scenario s, ClientResult r) {
         Map<Role, Integer> counts = s.mix.counts(s.connections);
         int mustClose = counts.get(Role.SILENT) + counts.get(Role.DYING);
+        int flooders = counts.get(Role.FLOODER);
         assertEquals(s.connections, r.connected, "connected");
         assertEquals(0, r.connectFailures);
         assertEquals(0, r.premature, "premature: " + r.failureSamples);
         assertEquals(0, r.unexpected, "unexpected: " + r.failureSamples);
         assertEquals(0, r.leftOpen, "left open: " + r.failureSamples);
-        assertEquals(mustClose, r.expectedCloses);
-        assertEquals(mustClose, r.observedCloses);
-        assertEquals(mustClose, r.lateness.getTotalCount());
+        assertEquals(mustClose + flooders, r.expectedCloses);
+        assertEquals(mustClose + flooders, r.observedCloses);
+        assertEquals(mustClose, r.lateness.getTotalCount(), "the idle closes' lateness");
         assertTrue(r.echoesRecorded > counts.get(Role.ACTIVE) * 100, "echoes measured: " + r.echoesRecorded);
         if (s.protocol.pings()) {
-            assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * 10L, "pongs were pinged");
+            assertTrue(r.pingsByRole[Role.PONG.ordinal()] >= counts.get(Role.PONG) * pingsPerPong(s),
+                    "pongs were pinged");
         }
         assertEquals(0, r.closedByRole[Role.PONG.ordinal()], "answering connections stay open");
-        assertEquals(mustClose, r.goodbyes(s.expectedGoodbye()), "every close told why: " + s.expectedGoodbye());
+        boolean goodbyes = s.expectedGoodbye() != null;
+        assertEquals(mustClose + (goodbyes ? 0 : flooders), r.goodbyes(s.expectedGoodbye()),
+                "every close told why: " + s.expectedGoodbye());
+        assertEquals(goodbyes ? flooders : 0, r.goodbyes(CloseReason.PING_ABUSE), "flooders told PING_ABUSE");
+        assertEquals(flooders, r.abuseCloses, "every flooder closed after more pings than forgiven");
+        assertEquals(flooders, r.abuseCloseTime.getTotalCount());
+        assertTrue(r.flooderPings >= flooders * (long) Scenario.FLOOD_BURST, "a burst each, or more if a close "
+                + "took longer than a burst period to be seen: " + r.flooderPings);
         assertEquals(0, r.wrongReason);
     }
 
@@ -120,7 +135,8 @@ class InProcessRunTest {
             run.serverMetrics.add(ServerMetrics.of(echo));
             assertEquals(List.of(), run.closeReasonFailures(s));
             if (s.protocol.matchesAnswers() || (s.protocol.pings() && Scenario.NETTY.equals(impl))) {
-                assertTrue(run.serverMetrics.rttCount() >= s.mix.counts(s.connections).get(Role.PONG) * 10L,
+                long pongs = s.mix.counts(s.connections).get(Role.PONG);
+                assertTrue(run.serverMetrics.rttCount() >= pongs * pingsPerPong(s),
                         "round trips of the pongs' answers: " + run.serverMetrics.rttCount());
             }
         } finally {
@@ -140,6 +156,25 @@ class InProcessRunTest {
     void everyProtocolClosesSilentAndDyingClientsForTheRightReason(ServerConfig.Protocol protocol, String impl)
             throws Exception {
         assertCorrectRun(scenario(protocol), impl);
+    }
+
+    /**
+     * Flooders with every protocol: a mix with them makes the servers police pings, and each flooder is
+     * closed for PING_ABUSE after its goodbye (MQTT: none, the servers' count), no other connection is,
+     * and the servers count as many, each after one burst. PING after 600 ms (MQTT: Keep Alive 1 s), so
+     * peer pings must be 100 ms (167 ms) apart; a 4 s window (MQTT: 4.8 s).
+     */
+    @ParameterizedTest
+    @CsvSource({"LINE, heartbeat", "WEBSOCKET, heartbeat", "HTTP2, heartbeat", "MQTT, heartbeat", "WEBSOCKET, netty"})
+    void everyProtocolClosesFloodersForPingAbuseAndNoOneElse(ServerConfig.Protocol protocol, String impl)
+            throws Exception {
+        boolean mqtt = protocol == ServerConfig.Protocol.MQTT;
+        assertCorrectRun(Scenario.builder().protocol(protocol).connections(CONNECTIONS)
+                .mix(Mix.parse("silent=20,active=20,pong=30,dying=10,flooder=20")).policy(Scenario.Policy.PING)
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(mqtt ? 1_000 : 600))
+                .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(50)).maxMissedPings(2)
+                .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(mqtt ? 4_800 : 4_000)).build(), impl);
     }
 
     @Test

@@ -52,7 +52,8 @@ class LoadTestCommandTest {
             "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
             "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
             "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
-            "mqtt", "PINGREQ", "GOAWAY"}) {
+            "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
+            "too_many_pings"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -93,6 +94,8 @@ class LoadTestCommandTest {
         assertRefused("--probe mqtt: --ping-interval is the Keep Alive the clients announce in CONNECT, whole seconds "
                 + "from 1s to 65535s: 2.5s", "--probe", "mqtt", "--ping-interval", "2500ms");
         assertRefused("(--probe mqtt: 1.5 x --ping-interval 40s = 1m)", "--probe", "mqtt", "--duration", "40s");
+        assertRefused("--mix pingflood=25 with flooder=25: with flooders the servers police peer pings",
+                "--mix", "silent=50,pingflood=25,flooder=25");
     }
 
     @Test
@@ -120,6 +123,19 @@ class LoadTestCommandTest {
         assertTrue(mqtt.expectsClose(Scenario.HEARTBEAT, Role.SILENT));
         assertTrue(String.join(" ", mqtt.serverFlags()).startsWith("--probe mqtt --policy close --idle-timeout "
                 + TimeUnit.MILLISECONDS.toNanos(4500) + "ns "), "the CONNECT deadline: the close window");
+    }
+
+    @Test
+    void floodersWorkWithEveryProbeAndMakeTheServersPolicePings() {
+        for (String probe : new String[] {"line", "websocket", "http2", "mqtt"}) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe " + probe + " --mix silent=20,active=20,pong=40,dying=10,"
+                    + "flooder=10").split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertEquals(10, s.mix.percent(Role.FLOODER), probe);
+            assertTrue(String.join(" ", s.serverFlags()).contains("--police-pings --peer-ping-min-interval "
+                    + TimeUnit.MILLISECONDS.toNanos(500) + "ns"), String.join(" ", s.serverFlags()));
+        }
     }
 
     @Test

@@ -121,9 +121,21 @@ class MixTest {
 
     @Test
     void theRolesOfALaterIssueAreNotTakenAndTheErrorListsEveryRole() {
-        for (String reserved : new String[] {"stalled", "flooder", "aged"}) {
+        for (String reserved : new String[] {"stalled", "aged"}) {
             assertMessage("unknown connection role '" + reserved + "': expected one of active, silent, pong, dying, "
-                    + "trickle, pingflood, halfopen, longline, junk", reserved + "=100");
+                    + "trickle, pingflood, halfopen, longline, junk, flooder", reserved + "=100");
+        }
+    }
+
+    @Test
+    void theFlooderIsAnEdgeRoleOfEveryProtocol() {
+        Mix mix = Mix.parse("silent=50,Flooder=50");
+        assertEquals(50, mix.percent(Role.FLOODER));
+        assertEquals("active=0,silent=50,pong=0,dying=0,flooder=50", mix.toString(), "listed when present");
+        assertTrue(Role.FLOODER.isEdge());
+        assertFalse(Role.FLOODER.speaksLinesOnly());
+        for (Role r : Role.values()) {
+            assertEquals(r.isEdge() && r != Role.FLOODER, r.speaksLinesOnly(), r.toString());
         }
     }
 }

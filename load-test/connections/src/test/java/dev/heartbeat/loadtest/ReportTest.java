@@ -139,7 +139,7 @@ class ReportTest {
         assertTrue(failures.get(0).contains("heartbeat/tcp: 2 premature closes (the earliest 2.5 ms before"),
                 failures.get(0));
         assertTrue(failures.get(1).contains("netty/tcp: 3 connections due to be closed (silent, dying, half-open, "
-                + "over-long lines) left open"), failures.get(1));
+                + "flooders, over-long lines) left open"), failures.get(1));
         assertFalse(report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10))).checkFailures().iterator()
                 .hasNext());
     }
@@ -176,5 +176,48 @@ class ReportTest {
         assertEquals("99.99%", SvgChart.percentLabel(4));
         assertEquals(2, SvgChart.nines(99), 1e-9);
         assertEquals(0, SvgChart.nines(0), 1e-9);
+    }
+
+    /** 100 flooders, each closed after 3 pings with PING_ABUSE named, 1 to 100 ms after its latest ping. */
+    private static RunResult withFlooders(RunResult r) {
+        ClientResult c = r.client;
+        int f = Role.FLOODER.ordinal();
+        c.connectedByRole[f] = 100;
+        c.closedByRole[f] = 100;
+        c.expectedCloses += 100;
+        c.observedCloses += 100;
+        c.onTime += 100;
+        c.abuseCloses = 100;
+        c.flooderPings = 300;
+        c.goodbyesByRole[f][CloseReason.PING_ABUSE.ordinal()] = 100;
+        for (int i = 1; i <= 100; i++) {
+            Histograms.recordNanos(c.abuseCloseTime, i * 1_000_000L);
+        }
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_abuse\"} 100\n"));
+        return r;
+    }
+
+    @Test
+    void theFloodersCloseReasonsAndTimesAreInTheJsonAndTheTable(@TempDir Path dir) throws Exception {
+        Report report = report(List.of(withFlooders(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10))));
+        JsonNode hb = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
+                .get(Scenario.HEARTBEAT).get("tcp");
+        assertEquals(100, hb.get("by_role").get("flooder").get("close_reasons").get("PING_ABUSE").asLong());
+        assertEquals(100, hb.get("close_reasons").get("counted_by_servers").get("PING_ABUSE").asLong());
+        JsonNode flooders = hb.get("flooders");
+        assertEquals(100, flooders.get("connected").asLong());
+        assertEquals(300, flooders.get("pings_sent").asLong());
+        assertEquals(100, flooders.get("closed_for_ping_abuse").asLong());
+        JsonNode after = flooders.get("close_after_last_ping_ms");
+        assertEquals(100, after.get("count").asLong());
+        assertEquals(100.0, after.get("max").asDouble(), 0.1);
+        assertEquals(List.of(), report.checkFailures());
+        report.write(dir);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("| closes by role: reasons told | silent: PING_TIMEOUT 300; flooder: PING_ABUSE 100 |"),
+                md);
+        assertTrue(md.contains("| flooders: closed for PING_ABUSE / connected (pings sent) | 100 / 100 (300) |"), md);
+        assertTrue(md.contains("| flooders: close after their latest ping p50 / p99 / max (ms) | 50.0 / 99.0 / 100 |"),
+                md);
     }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
 
 import dev.heartbeat.demo.DemoServer;
 import dev.heartbeat.demo.ServerConfig;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,12 +47,14 @@ class ServerMetricNamesTest {
             assertSampled(before, TcpCoordinator.GC_SECONDS + "{gc=\"");
             assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"ping_timeout\"}");
             assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"max_line\"}");
+            assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"ping_abuse\"}");
             assertEquals(0, TcpCoordinator.idleCloses(before));
 
             Map<String, String> info = TcpCoordinator.serverInfo(before);
             assertEquals(impl.toString(), info.get("idle_impl"));
             assertEquals("ping", info.get("policy"));
             assertEquals(server.transport(), info.get("transport"));
+            assertEquals("off", info.get("police_pings"), "what a check of --target servers reads");
 
             probe.gc(); // costs CPU: the process CPU time is cumulative, in nanoseconds
             Map<String, Double> after = probe.metrics();
@@ -65,5 +68,12 @@ class ServerMetricNamesTest {
         assertFalse(metrics.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(prefix) && Double.isFinite(e.getValue()))
                 .findAny().isEmpty(), "no sample " + prefix + "...");
+    }
+
+    @Test
+    void thePingPolicingsClosesAreNoIdleCloses() {
+        assertEquals(2, TcpCoordinator.idleCloses(Map.of(TcpCoordinator.CLOSED + "{reason=\"ping_timeout\"}", 2.0,
+                TcpCoordinator.CLOSED + "{reason=\"ping_abuse\"}", 3.0, TcpCoordinator.CLOSED
+                        + "{reason=\"max_line\"}", 4.0)));
     }
 }

@@ -74,4 +74,37 @@ class ServerMetricsTest {
         assertEquals(List.of("netty/tcp: the servers counted 1 closes for other reasons than READER_IDLE: "
                 + "{READER_IDLE=5, PING_TIMEOUT=1}"), r.closeReasonFailures(mqtt));
     }
+
+    @Test
+    void floodersMustBeClosedForPingAbuseAndNoOneElse() {
+        Scenario ws = Scenario.builder().protocol(ServerConfig.Protocol.WEBSOCKET)
+                .mix(Mix.parse("silent=50,flooder=50")).build();
+        RunResult r = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 10);
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 5;
+        r.client.goodbyesByRole[Role.FLOODER.ordinal()][CloseReason.PING_ABUSE.ordinal()] = 5;
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_timeout\"} 5\n"
+                + "demo_connections_closed_total{reason=\"ping_abuse\"} 5\n"));
+        assertEquals(List.of(), r.closeReasonFailures(ws));
+        assertEquals(List.of(), r.checkFailures().stream().filter(f -> f.contains("PING_ABUSE")).toList());
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 4;
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_ABUSE.ordinal()] = 1;
+        assertTrue(r.checkFailures().contains("heartbeat/local: 1 connections of other roles than flooder were told "
+                + "PING_ABUSE"), r.checkFailures().toString());
+
+        Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT)
+                .mix(Mix.parse("silent=50,flooder=50")).build();
+        RunResult m = new RunResult(Scenario.NETTY, RunPlan.TCP, 10);
+        m.client.closedByRole[Role.SILENT.ordinal()] = 5;
+        m.client.closedByRole[Role.FLOODER.ordinal()] = 2;
+        m.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"reader_idle\"} 5\n"
+                + "demo_connections_closed_total{reason=\"ping_abuse\"} 2\n"));
+        assertEquals(List.of(), m.closeReasonFailures(mqtt), "no goodbye: the servers' counts, role by role");
+        m.client.closedByRole[Role.FLOODER.ordinal()] = 3;
+        assertEquals(List.of("netty/tcp: the servers counted 2 closes for PING_ABUSE, the clients saw 3 closes of "
+                + "flooders"), m.closeReasonFailures(mqtt));
+        m.client.closedByRole[Role.FLOODER.ordinal()] = 2;
+        m.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_timeout\"} 1\n"));
+        assertEquals(List.of("netty/tcp: the servers counted 1 closes for other reasons than READER_IDLE and "
+                + "PING_ABUSE: {READER_IDLE=5, PING_TIMEOUT=1, PING_ABUSE=2}"), m.closeReasonFailures(mqtt));
+    }
 }

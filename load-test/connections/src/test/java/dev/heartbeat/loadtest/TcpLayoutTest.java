@@ -33,6 +33,14 @@ class TcpLayoutTest {
     }
 
     @Test
+    void tooManyServerProcessesAreRefusedNamingTheFlags() {
+        String message = assertThrows(IllegalArgumentException.class, () -> TcpLayout.plan(2000, 1)).getMessage();
+        assertEquals("--connections 2000 at --max-connections-per-process 1 need 2000 server processes; at most 100 "
+                + "are supported: give a --max-connections-per-process of at least 20", message);
+        assertEquals(100, TcpLayout.plan(2000, 20).servers);
+    }
+
+    @Test
     void eachClientHasItsOwnSourceAddressesWithAFewThousandConnectionsEach() {
         TcpLayout l = TcpLayout.plan(100_000, 18_000);
         Set<String> all = new HashSet<>();

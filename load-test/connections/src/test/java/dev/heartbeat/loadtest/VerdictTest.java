@@ -6,10 +6,15 @@ package dev.heartbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
 
 import org.junit.jupiter.api.Test;
 
@@ -70,7 +75,8 @@ class VerdictTest {
             assertFalse(close.expectsClose(impl, Role.ACTIVE));
         }
         for (Role r : Role.values()) {
-            assertFalse(ping.expectsClose(Scenario.NONE, r));
+            assertEquals(r == Role.FLOODER, ping.expectsClose(Scenario.NONE, r), "no idle handling, but the "
+                    + "ping policing, which needs no timer: " + r);
         }
     }
 
@@ -200,5 +206,66 @@ class VerdictTest {
         assertEquals(64, again.maxLine);
         assertEquals(3, again.floodLines);
         assertTrue(String.join(" ", s.serverFlags()).contains("--max-line 64"));
+    }
+
+    @Test
+    void aFloodersCloseIsPrematureUntilItPingedPastTheStrikesAndMustNamePingAbuse() {
+        assertEquals(Verdict.PREMATURE, Verdict.ofAbuseClose(false, true), "the server cannot have had cause yet");
+        assertEquals(Verdict.ON_TIME, Verdict.ofAbuseClose(true, true));
+        assertEquals(Verdict.WRONG_REASON, Verdict.ofAbuseClose(true, false));
+    }
+
+    /**
+     * Flooders make the servers police pings, at a sixth of the quiet limit (half the HTTP/2 keep-alive
+     * period with the close policy), permitted without traffic; they ping ten times as often; every idle
+     * impl closes them, for PING_ABUSE.
+     */
+    @Test
+    void whatTheFlooderExpects() {
+        Scenario s = Scenario.builder().mix(Mix.parse("silent=20,active=20,pong=40,dying=10,flooder=10"))
+                .pingIntervalNanos(3 * S).pingTimeoutNanos(2 * S).activePeriodNanos(S / 2).durationNanos(10 * S)
+                .build();
+        assertTrue(s.policesPings());
+        assertEquals(S / 2, s.peerPingMinIntervalNanos(), "a sixth of the 3 s ping interval");
+        assertEquals(3 * S / 2, s.floodPeriodNanos(), "should a burst not close it: well within the ping interval");
+        assertEquals(4, Scenario.FLOOD_BURST, "2 strikes, the ping they close on, and one in case the first passed");
+        assertEquals(new ServerConfig.PeerPingRules(Duration.ofMillis(500), true, 2), s.peerPingRules());
+        assertTrue(String.join(" ", s.serverFlags()).endsWith(" --police-pings --peer-ping-min-interval 500000000ns "
+                + "--peer-ping-max-strikes 2 --permit-pings-without-traffic"), String.join(" ", s.serverFlags()));
+        assertEquals(s.peerPingRules(), LocalWorker.serverConfig(s, Scenario.NETTY, 2).peerPingRules());
+        assertTrue(s.describePolicy().endsWith("; peer pings policed: at least 500ms apart, 2 strikes forgiven "
+                + "(flooders send 4 pings at once)"), s.describePolicy());
+        for (String impl : new String[] {Scenario.HEARTBEAT, Scenario.NETTY, Scenario.NONE}) {
+            assertTrue(s.expectsClose(impl, Role.FLOODER), impl + ": the policing needs no timer");
+        }
+        assertEquals(CloseReason.PING_ABUSE, s.expectedGoodbye(Role.FLOODER));
+        assertEquals(CloseReason.PING_TIMEOUT, s.expectedGoodbye(Role.SILENT));
+        Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT)
+                .mix(Mix.parse("pong=50,flooder=50")).build();
+        assertNull(mqtt.expectedGoodbye(Role.FLOODER), "MQTT 3.1.1 has no goodbye");
+        assertEquals(CloseReason.PING_ABUSE, mqtt.closeReason(Role.FLOODER));
+        Scenario close = Scenario.builder().policy(Scenario.Policy.CLOSE).idleTimeoutNanos(30 * S)
+                .mix(Mix.parse("dying=50,flooder=50")).build();
+        assertEquals(close.keepAlivePeriodNanos() / 2, close.peerPingMinIntervalNanos(),
+                "half the period of the dying ones' keep-alive PINGs (HTTP/2)");
+
+        Scenario none = Scenario.builder().build();
+        assertFalse(none.policesPings());
+        assertNull(none.peerPingRules());
+        assertFalse(String.join(" ", none.serverFlags()).contains("--police-pings"));
+    }
+
+    @Test
+    void floodersAreRefusedNextToAPingFloodOrWithoutRoomForTheirPings() {
+        String message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder()
+                .mix(Mix.parse("silent=50,pingflood=25,flooder=25")).build()).getMessage();
+        assertTrue(message.startsWith("--mix pingflood=25 with flooder=25: with flooders the servers police peer "
+                + "pings"), message);
+        message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder()
+                .mix(Mix.parse("silent=50,flooder=50")).pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(5))
+                .build()).getMessage();
+        assertTrue(message.endsWith("give a --ping-interval of at least 6ms"), message);
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(1), Scenario.builder().mix(Mix.parse("silent=50,flooder=50"))
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(6)).build().peerPingMinIntervalNanos());
     }
 }
