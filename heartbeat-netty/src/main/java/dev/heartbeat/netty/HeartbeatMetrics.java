@@ -130,6 +130,18 @@ public final class HeartbeatMetrics implements MeterBinder {
                 .tags(tags).register(registry);
         FunctionCounter.builder("heartbeat.closes.held", monitor, m -> m.closesHeld())
                 .description("Closes a close veto held for a while").tags(tags).register(registry);
+        FunctionCounter.builder("heartbeat.closes.hold.expired", monitor, m -> m.closeHoldsExpired())
+                .description("Closes made without asking the close veto again: their holds reached maxCloseHold")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("heartbeat.pings.backoffs", monitor, m -> m.pingBackoffs())
+                .description("Times a channel doubled its ping interval because its peer said too_many_pings")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("heartbeat.overload.closes", monitor, m -> m.overloadCloses())
+                .description("Closes made because reduceIdleTimeouts lowered the idle timeouts")
+                .tags(tags).register(registry);
+        Gauge.builder("heartbeat.overload.factor", monitor, m -> m.idleTimeoutFactor())
+                .description("The factor closeWhenIdle timeouts are scaled by (1: not reduced)")
+                .tags(tags).register(registry);
         FunctionCounter.builder("heartbeat.worker.cpu", monitor,
                         m -> Math.max(0, m.stats().workerCpuNanos()) / (double) TimeUnit.SECONDS.toNanos(1))
                 .description("CPU time of the worker thread and of the cycles it ran on a host event loop")

@@ -48,10 +48,12 @@ class HeartbeatMetricsTest {
         assertEquals((double) monitor.stats().timer().expired(),
                 registry.get("heartbeat.worker.expirations").functionCounter().count());
         for (String alert : new String[] {"heartbeat.dispatch.failures", "heartbeat.worker.callback.failures",
-                "heartbeat.unmonitored.channels", "heartbeat.actions.deferred", "heartbeat.closes.held"}) {
+                "heartbeat.unmonitored.channels", "heartbeat.actions.deferred", "heartbeat.closes.held",
+                "heartbeat.closes.hold.expired", "heartbeat.pings.backoffs", "heartbeat.overload.closes"}) {
             assertEquals(0.0, registry.get(alert).functionCounter().count(), alert);
         }
         assertEquals(0.0, registry.get("heartbeat.actions.deferral.worst").gauge().value());
+        assertEquals(1.0, registry.get("heartbeat.overload.factor").gauge().value());
         open.finishAndReleaseAll();
         closing.finishAndReleaseAll();
         io.netty.channel.ChannelHandler made = monitor.newHandler(

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,8 @@ class OverloadTest {
         EmbeddedChannel talking = closeAfter10s();
         EmbeddedChannel dropIn = world.channel(monitor.newHandler(HeartbeatConfig.events()
                 .readerIdle(Duration.ofSeconds(10)).build()), new KeepAliveTest.Recorder());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new HeartbeatMetrics(monitor).bindTo(registry);
         world.advance(4_000);
         talking.writeInbound("hello"); // its last read: 4 s
         world.advance(2_000);
@@ -51,6 +54,8 @@ class OverloadTest {
         assertTrue(dropIn.isOpen(), "the drop-in events policy is not scaled");
         assertEquals(2, monitor.overloadCloses());
         assertEquals(2, monitor.stats().closed(CloseReason.READER_IDLE));
+        assertEquals(2.0, registry.get("heartbeat.overload.closes").functionCounter().count());
+        assertEquals(0.5, registry.get("heartbeat.overload.factor").gauge().value());
     }
 
     @Test

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -68,10 +69,13 @@ class PingBackoffTest {
     void webSocketClose1008TooManyPingsDoublesTheInterval() {
         EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.ping(Probes.webSocket())
                 .interval(Duration.ofSeconds(5)).build()), new KeepAliveTest.Recorder());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new HeartbeatMetrics(monitor).bindTo(registry);
         ch.writeInbound(new CloseWebSocketFrame(1008, "too_many_pings"));
         ch.writeInbound(new CloseWebSocketFrame(1008, "too_many_pings"));
         assertEquals(Duration.ofSeconds(20), monitor.configOf(ch).pingInterval(), "doubled twice");
         assertEquals(2, monitor.pingBackoffs());
+        assertEquals(2.0, registry.get("heartbeat.pings.backoffs").functionCounter().count());
         Object passedOn = ch.readInbound();
         assertNull(passedOn, "consumed by the recorder: passed on, not swallowed");
     }
