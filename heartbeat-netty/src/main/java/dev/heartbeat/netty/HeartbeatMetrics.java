@@ -122,23 +122,21 @@ public final class HeartbeatMetrics implements MeterBinder {
                 s -> s.timer().expired());
         counter(registry, "heartbeat.worker.rearms", "Entries moved to their next check", Tags.empty(),
                 s -> s.timer().rearmed());
-        FunctionCounter.builder("heartbeat.actions.deferred", monitor, m -> m.deferredActions())
-                .description("Actions that waited for the monitor's action budget (storm control)")
-                .tags(tags).register(registry);
+        monitorCounter(registry, "heartbeat.actions.deferred",
+                "Actions that waited for the monitor's action budget (storm control)", m -> m.deferredActions());
         Gauge.builder("heartbeat.actions.deferral.worst", monitor, m -> m.worstDeferral().toNanos() / 1e9)
                 .description("The longest an action waited for the action budget").baseUnit("seconds")
                 .tags(tags).register(registry);
-        FunctionCounter.builder("heartbeat.closes.held", monitor, m -> m.closesHeld())
-                .description("Closes a close veto held for a while").tags(tags).register(registry);
-        FunctionCounter.builder("heartbeat.closes.hold.expired", monitor, m -> m.closeHoldsExpired())
-                .description("Closes made without asking the close veto again: their holds reached maxCloseHold")
-                .tags(tags).register(registry);
-        FunctionCounter.builder("heartbeat.pings.backoffs", monitor, m -> m.pingBackoffs())
-                .description("Times a channel doubled its ping interval because its peer said too_many_pings")
-                .tags(tags).register(registry);
-        FunctionCounter.builder("heartbeat.overload.closes", monitor, m -> m.overloadCloses())
-                .description("Closes made because reduceIdleTimeouts lowered the idle timeouts")
-                .tags(tags).register(registry);
+        monitorCounter(registry, "heartbeat.closes.held", "Closes a close veto held for a while",
+                m -> m.closesHeld());
+        monitorCounter(registry, "heartbeat.closes.hold.expired",
+                "Closes made without asking the close veto again: their holds reached maxCloseHold",
+                m -> m.closeHoldsExpired());
+        monitorCounter(registry, "heartbeat.pings.backoffs",
+                "Times a channel doubled its ping interval because its peer said too_many_pings",
+                m -> m.pingBackoffs());
+        monitorCounter(registry, "heartbeat.overload.closes",
+                "Closes made because reduceIdleTimeouts lowered the idle timeouts", m -> m.overloadCloses());
         Gauge.builder("heartbeat.overload.factor", monitor, m -> m.idleTimeoutFactor())
                 .description("The factor closeWhenIdle timeouts are scaled by (1: not reduced)")
                 .tags(tags).register(registry);
@@ -152,6 +150,11 @@ public final class HeartbeatMetrics implements MeterBinder {
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<HeartbeatStats> f) {
         Gauge.builder(name, monitor, m -> f.applyAsDouble(m.stats())).description(description).tags(tags)
                 .register(registry);
+    }
+
+    private void monitorCounter(MeterRegistry registry, String name, String description,
+            ToDoubleFunction<HeartbeatMonitor> f) {
+        FunctionCounter.builder(name, monitor, f).description(description).tags(tags).register(registry);
     }
 
     private void counter(MeterRegistry registry, String name, String description, Tags extra,
