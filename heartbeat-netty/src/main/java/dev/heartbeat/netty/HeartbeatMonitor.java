@@ -150,8 +150,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 : slack + b.stallThresholdNanos;
         this.lastFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
         this.budget = b.actionBudget == 0 ? null : new ActionBudget(b.actionBudget);
+        // The pacer is never a channel's: its timeout only sets its coalescing window (1/64 of it, as a power of
+        // two: 8 us for 1 ms). A coarser one would wake it after its bucket (a hundredth of a second's rate) is
+        // full and lose the tokens earned beyond (StormTest).
         this.pacer = budget == null ? null
-                : new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(HeartbeatConfig.MAX_TIMEOUT).build());
+                : new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build());
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */

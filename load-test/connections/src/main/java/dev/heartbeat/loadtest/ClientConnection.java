@@ -70,6 +70,19 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean closedByClient;
     /** Flooder: the pings it wrote. */
     private int floodPings;
+    /** When the channel became active (the connect's completion as this event loop saw it). */
+    long connectedAt;
+    /** When the first goodbye came, or 0. */
+    private long goodbyeAt;
+    /** Max age: whether a new connection has been opened in its place. */
+    boolean reconnected;
+    /**
+     * Max age: a replacement of a connection due to be closed, opened too late for its close to be due a
+     * grace before the run ends; open at the end, it is no failure.
+     */
+    boolean mayOutliveRun;
+    /** Where it is in its loop's list of connections, or -1. */
+    int slot = -1;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;
@@ -142,9 +155,20 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
         return goodbye;
     }
 
-    /** The server said goodbye naming {@code reason}. */
+    /** The server said goodbye naming {@code reason}; the first goodbye stamps {@link #goodbyeAt}. */
     final void goodbye(CloseReason reason) {
         goodbye = reason;
+        if (goodbyeAt == 0 && reason != null) {
+            goodbyeAt = System.nanoTime();
+            if (loop != null) {
+                loop.goodbye(this, reason, goodbyeAt);
+            }
+        }
+    }
+
+    /** When the first goodbye naming a reason came, or 0. */
+    long goodbyeAt() {
+        return goodbyeAt;
     }
 
     /**
@@ -154,7 +178,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     final void goodbye(boolean abuseCode, String text) {
         if (TOO_MANY_PINGS.equals(text)) {
-            goodbye = abuseCode ? CloseReason.PING_ABUSE : null;
+            goodbye(abuseCode ? CloseReason.PING_ABUSE : null);
         } else {
             goodbye(text);
         }
@@ -164,7 +188,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     final void goodbye(String reasonName) {
         for (CloseReason r : CloseReason.values()) {
             if (r.name().equals(reasonName)) {
-                goodbye = r;
+                goodbye(r);
                 return;
             }
         }
@@ -251,6 +275,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
             channel.config().setAutoRead(false); // before the first read: the loop turns it back on
         }
         lastActivity = System.nanoTime();
+        connectedAt = lastActivity;
         loop.connected(this, lastActivity);
         if (!closed && channel.isActive()) {
             start();

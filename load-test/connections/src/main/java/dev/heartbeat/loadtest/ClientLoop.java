@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -68,6 +69,8 @@ final class ClientLoop {
     private final Histogram echoLatency = Histograms.newMicros();
     private final Histogram connectTime = Histograms.newMicros();
     private final Histogram abuseCloseTime = Histograms.newMicros();
+    private final Histogram ageAtGoodbye = Histograms.newMicros();
+    private final Histogram ageCloseLateness = Histograms.newMicros();
     private final ClientResult totals = new ClientResult();
 
     ClientLoop(EventLoop executor, Scenario scenario, RunWindow window, ClientProgress progress) {
@@ -93,7 +96,8 @@ final class ClientLoop {
      * Soak: closes {@code perSecond} of this loop's connections a second in the run window, round-robin
      * over every role, and hands each to {@code reopener} to be opened again. Only in the first
      * {@link Scenario#deathSpanNanos} of the window, as dying connections die: a replacement that must be
-     * closed is then due a grace before the end. Before the first tick.
+     * closed is then due a grace before the end. {@code reopener} also opens the connections that replace
+     * those the servers closed for their max age ({@link #goodbye}). Before the first tick.
      */
     void churn(double perSecond, Consumer<ClientConnection> reopener) {
         this.churnPerTick = perSecond * TICK_NANOS / 1e9;
@@ -138,12 +142,25 @@ final class ClientLoop {
             if (c.expectsClose) {
                 totals.expectedCloses--; // its replacement is expected instead
             }
-            connections.set(churnCursor, connections.get(connections.size() - 1));
-            connections.remove(connections.size() - 1);
+            forget(c);
             c.channel().close();
             reopener.accept(c);
             return;
         }
+    }
+
+    /** Takes {@code c} out of {@link #connections} (swapping the last one into its place), if it is there. */
+    private void forget(ClientConnection c) {
+        int i = c.slot;
+        if (i < 0) {
+            return;
+        }
+        ClientConnection last = connections.remove(connections.size() - 1);
+        if (last != c) {
+            connections.set(i, last);
+            last.slot = i;
+        }
+        c.slot = -1;
     }
 
     private void sendEcho(ClientConnection c, long intended) {
@@ -233,7 +250,12 @@ final class ClientLoop {
             c.channel().close();
             return;
         }
+        c.slot = connections.size();
         connections.add(c);
+        if (c.reopened && c.expectsClose && window.isOpen()
+                && now + scenario.closeWindowNanos() + scenario.graceNanos() - window.end() > 0) {
+            c.mayOutliveRun = true; // a max-age replacement: its close may be due after the end
+        }
         if (c.reopened) {
             totals.reopened++;
         } else {
@@ -252,6 +274,7 @@ final class ClientLoop {
                 break;
             case PONG:
             case DYING:
+            case AGED:
                 if (scenario.sendsKeepAlives(c.role)) {
                     keepAlives.add(c);
                 }
@@ -307,8 +330,8 @@ final class ClientLoop {
     }
 
     /**
-     * The server pinged {@code c}: counts it, and says whether the connection answers: active and pong
-     * ones, and dying ones while alive, as a live peer does (an active one is pinged only after a stall
+     * The server pinged {@code c}: counts it, and says whether the connection answers: active, pong and
+     * aged ones, and dying ones while alive, as a live peer does (an active one is pinged only after a stall
      * kept it silent for a ping interval, and under a matched ack mode its other traffic would not
      * answer); silent ones never, nor the edge roles, which keep to their own input.
      */
@@ -317,7 +340,9 @@ final class ClientLoop {
             return false;
         }
         totals.pingsByRole[c.role.ordinal()]++;
-        return c.role == Role.ACTIVE || c.role == Role.PONG || (c.role == Role.DYING && isAlive(c, now));
+        totals.pingsPerSecond.record(now);
+        return c.role == Role.ACTIVE || c.role == Role.PONG || c.role == Role.AGED
+                || (c.role == Role.DYING && isAlive(c, now));
     }
 
     void error(ClientConnection c, Throwable cause) {
@@ -326,18 +351,96 @@ final class ClientLoop {
         }
     }
 
+    /**
+     * The server said goodbye to {@code c}: one naming {@code MAX_AGE} has a new connection opened in its
+     * place at once, as a client that sees its server's GOAWAY does (the old one is closed by the server
+     * at the end of its grace).
+     */
+    void goodbye(ClientConnection c, CloseReason reason, long now) {
+        if (reason == CloseReason.MAX_AGE) {
+            reconnect(c, now);
+        }
+    }
+
+    /**
+     * Max age: opens a new connection with {@code c}'s index and role, once per connection, unless the run
+     * is over.
+     */
+    private void reconnect(ClientConnection c, long now) {
+        if (finished || c.reconnected || (window.isOpen() && now - window.end() >= 0)) {
+            return;
+        }
+        c.reconnected = true;
+        totals.ageReconnects++;
+        totals.reconnectsPerSecond.record(now);
+        reopener.accept(c);
+    }
+
+    /**
+     * Whether a close of {@code c} is one for the maximum age: told {@code MAX_AGE}; any close of an aged
+     * connection (judged as such: another reason is a wrong one); and with MQTT, which has no goodbye, a
+     * close of a connection that no idle handling may close.
+     */
+    private boolean isAgeClose(ClientConnection c, CloseReason goodbye) {
+        return scenario.agesConnections() && (goodbye == CloseReason.MAX_AGE || c.role == Role.AGED
+                || (scenario.protocol == ServerConfig.Protocol.MQTT && !c.expectsClose));
+    }
+
+    /** A close for the maximum age: judged by the ages the jitter allows, and reconnected. */
+    private void ageClosed(ClientConnection c, CloseReason goodbye, long now) {
+        if (c.expectsClose) {
+            totals.expectedCloses--; // its replacement is expected instead
+        }
+        long goodbyeAt = c.goodbyeAt() != 0 ? c.goodbyeAt() : now;
+        boolean reason = goodbye == CloseReason.MAX_AGE
+                || (goodbye == null && scenario.protocol == ServerConfig.Protocol.MQTT);
+        Verdict v = Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
+        long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
+        Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);
+        Histograms.recordNanos(ageCloseLateness, now - latest); // below 0 counts as 0
+        totals.ageCloses++;
+        switch (v) {
+            case ON_TIME:
+                break;
+            case PREMATURE:
+                totals.premature++;
+                progress.premature.increment();
+                sample(c, "closed for its max age " + millis(goodbyeAt - c.connectStart) + " ms after its connect "
+                        + "started (closed " + millis(now - c.connectStart) + " ms after), before the shortest age "
+                        + millis(scenario.minAgeNanos()) + " ms (grace " + millis(scenario.maxAgeGraceNanos) + " ms)");
+                break;
+            case LATE:
+                totals.late++;
+                sample(c, "closed for its max age " + millis(now - latest) + " ms after the longest age and grace "
+                        + "allow, more than " + millis(Scenario.AGE_LATENESS_NANOS) + " ms late");
+                break;
+            default: // WRONG_REASON
+                totals.wrongReason++;
+                sample(c, "closed " + millis(goodbyeAt - c.connectedAt) + " ms after its connect, told "
+                        + (goodbye == null ? "no reason" : goodbye) + ", not " + CloseReason.MAX_AGE);
+                break;
+        }
+        reconnect(c, now);
+    }
+
     void closed(ClientConnection c, long now) {
         if (finished) {
             return;
         }
+        forget(c);
         if (c.closedByClient) {
             totals.churned++;
             return;
         }
         progress.closed.increment();
         totals.closedByRole[c.role.ordinal()]++;
+        totals.closesPerSecond.record(now);
         CloseReason goodbye = c.goodbye();
         totals.goodbyesByRole[c.role.ordinal()][ClientResult.goodbyeIndex(goodbye)]++;
+        if (isAgeClose(c, goodbye)) {
+            ageClosed(c, goodbye, now);
+            return;
+        }
         long due = c.safeDueNanos(scenario);
         CloseReason expected = scenario.expectedGoodbye(c.role);
         boolean flooder = c.role == Role.FLOODER;
@@ -408,6 +511,10 @@ final class ClientLoop {
         }
         long now = System.nanoTime();
         for (ClientConnection c : connections) {
+            if (c.mayOutliveRun && !c.isClosed()) {
+                totals.expectedCloses--; // opened too late to be due before the end: not judged open
+                continue;
+            }
             if (!c.isClosed()) {
                 Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedOpenAtEnd(c.sentOverLongLine()
                         && now - c.overLongAt() >= scenario.graceNanos()) : Verdict.ofOpenAtEnd(c.expectsClose);
@@ -427,6 +534,8 @@ final class ClientLoop {
         totals.echoLatency = echoLatency;
         totals.connectTime = connectTime;
         totals.abuseCloseTime = abuseCloseTime;
+        totals.ageAtGoodbye = ageAtGoodbye;
+        totals.ageCloseLateness = ageCloseLateness;
         return totals;
     }
 

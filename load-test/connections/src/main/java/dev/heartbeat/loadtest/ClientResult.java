@@ -57,6 +57,13 @@ final class ClientResult {
     /** Flooders: pings written, and closes after more pings than the servers forgive, with PING_ABUSE named. */
     long flooderPings;
     long abuseCloses;
+    /**
+     * Max age: closes judged as closes for it (of every role, whatever the verdict), those later than the
+     * bound ({@link Verdict#LATE}), and new connections opened in their place.
+     */
+    long ageCloses;
+    long late;
+    long ageReconnects;
     /** Soak: connections the client closed on purpose, and connections opened again in their place. */
     long churned;
     long reopened;
@@ -80,6 +87,16 @@ final class ClientResult {
     Histogram connectTime = Histograms.newMicros();
     /** Flooders closed for ping abuse: from their latest ping (the clock read before its write) to the close. */
     Histogram abuseCloseTime = Histograms.newMicros();
+    /** Max age: from the connect's completion to the goodbye (or the close, without one). */
+    Histogram ageAtGoodbye = Histograms.newMicros();
+    /** Max age: how far each close came after the longest age the jitter allows plus the grace (0 if before). */
+    Histogram ageCloseLateness = Histograms.newMicros();
+    /** Max age: new connections opened in place of aged-out ones, per second. */
+    final PerSecond reconnectsPerSecond = new PerSecond();
+    /** Every server close the clients saw, per second. */
+    final PerSecond closesPerSecond = new PerSecond();
+    /** Every server ping the clients saw, per second. */
+    final PerSecond pingsPerSecond = new PerSecond();
 
     /** Adds another part's counts and histograms into this one. */
     ClientResult add(ClientResult o) {
@@ -106,6 +123,9 @@ final class ClientResult {
         junkEchoes += o.junkEchoes;
         flooderPings += o.flooderPings;
         abuseCloses += o.abuseCloses;
+        ageCloses += o.ageCloses;
+        late += o.late;
+        ageReconnects += o.ageReconnects;
         churned += o.churned;
         reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
@@ -129,6 +149,11 @@ final class ClientResult {
         echoLatency.add(o.echoLatency);
         connectTime.add(o.connectTime);
         abuseCloseTime.add(o.abuseCloseTime);
+        ageAtGoodbye.add(o.ageAtGoodbye);
+        ageCloseLateness.add(o.ageCloseLateness);
+        reconnectsPerSecond.add(o.reconnectsPerSecond);
+        closesPerSecond.add(o.closesPerSecond);
+        pingsPerSecond.add(o.pingsPerSecond);
         return this;
     }
 
@@ -141,11 +166,11 @@ final class ClientResult {
     }
 
     /**
-     * Connections judged a failure: premature, unexpected, closed for a wrong reason or left open, plus
+     * Connections judged a failure: premature, unexpected, closed for a wrong reason, late or left open, plus
      * those never opened.
      */
     long failures() {
-        return premature + unexpected + wrongReason + leftOpen + connectFailures;
+        return premature + unexpected + wrongReason + leftOpen + late + connectFailures;
     }
 
     /** The index in {@link #goodbyesByRole} of a goodbye's reason; null (no goodbye) is the last. */

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 
 import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.JitterMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -76,6 +77,24 @@ import picocli.CommandLine.Spec;
                     + "PING_ABUSE, a Close frame 1008 or a GOAWAY ENHANCE_YOUR_CALM, both 'too_many_pings'; mqtt: no "
                     + "goodbye, the servers' counts), and no other role may be. Not with pingflood, which must stay "
                     + "open.",
+            "aged (Heartbeat only): answers pings and keeps alive as pong, so it is never idle; a mix with aged "
+                    + "connections starts the servers with --max-age, --max-age-jitter, --max-age-jitter-mode and "
+                    + "--max-age-grace (they then age every connection). On the MAX_AGE goodbye (BYE MAX_AGE, a Close "
+                    + "frame 1001, an HTTP/2 GOAWAY, the first of its two; mqtt: the close) the client opens a new "
+                    + "connection of the same role; the servers close the old one at the end of the grace. Each "
+                    + "max-age close must name MAX_AGE, its goodbye come no sooner than the shortest age the jitter "
+                    + "allows after the connect started (age x (1 - jitter), up_only: the age) and its close no "
+                    + "later than the longest age + the grace + 1s after the connect completed. A connection of "
+                    + "any other role told MAX_AGE is judged the same way and reopened with its role (a replacement "
+                    + "due to be closed after the run ends is not judged open). Not with halfopen; with mqtt not "
+                    + "with silent or dying (no goodbye to tell the closes apart). Reports the reconnects per second "
+                    + "(peak, mean, peak / mean).",
+            "Storm (--storm): every connection silent, all opened within about a second, so that their pings and "
+                    + "closes come due together; the clients count the servers' pings and closes per second. With "
+                    + "--action-budget (Heartbeat only), --check also fails on a second with more actions than the "
+                    + "servers' buckets allow or a close later than the budget makes it by design (see "
+                    + "--action-budget); the servers' deferred actions and worst deferral are reported. Without a "
+                    + "budget the worst second is reported only.",
             "",
             "A close before the moment a correct server may act (the client's clock just before its last input, "
                     + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
@@ -94,7 +113,8 @@ import picocli.CommandLine.Spec;
             ""},
         footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
                 + "silent, dying or flooder connection left open, an unexpected close, a close told the wrong reason, "
-                + "or a connection not opened); 2 bad "
+                + "a max-age close later than its bound, a storm second over the budget, or a connection not "
+                + "opened); 2 bad "
                 + "command line; 3 a run could not be completed (its report still lists what was measured).",
             "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
                 + "if this process dies."})
@@ -214,8 +234,45 @@ public final class LoadTest implements Callable<Integer> {
     double churnRate;
 
     @Option(names = "--connect-rate", paramLabel = "PER_S",
-            description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local).")
+            description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local); with "
+                    + "--storm, --connections (all within one second, as fast as the clients can).")
     Double connectRate;
+
+    @Option(names = "--max-age", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With aged connections in --mix: the servers' --max-age (Heartbeat only). Default: "
+                    + "--duration / " + Scenario.DEFAULT_AGES_PER_WINDOW + " (each aged connection ages out about "
+                    + "3 times). The longest age the jitter allows plus the grace must fit twice in --duration.")
+    Duration maxAge;
+
+    @Option(names = "--max-age-jitter", paramLabel = "FRACTION",
+            description = "With aged connections: the servers' --max-age-jitter, in [0, 1). Default: "
+                    + Scenario.DEFAULT_AGE_JITTER + ".")
+    Double maxAgeJitter;
+
+    @Option(names = "--max-age-jitter-mode", paramLabel = "MODE", defaultValue = "symmetric",
+            description = "With aged connections: symmetric (age x (1 +/- jitter)), down_only (age x (1 - jitter) to "
+                    + "age) or up_only (age to age x (1 + jitter)). Default: ${DEFAULT-VALUE}.")
+    JitterMode maxAgeJitterMode;
+
+    @Option(names = "--max-age-grace", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With aged connections: the servers' --max-age-grace, from the goodbye to the close. "
+                    + "Default: --max-age / " + Scenario.DEFAULT_GRACE_DIVISOR + ".")
+    Duration maxAgeGrace;
+
+    @Option(names = "--storm",
+            description = "Storm: every connection silent (--mix silent=100), all opened within about one second "
+                    + "(--connect-rate defaults to --connections), so that their pings and closes all come due "
+                    + "together. Reports the closes and pings the clients saw per second, and the worst second.")
+    boolean storm;
+
+    @Option(names = "--action-budget", paramLabel = "N", defaultValue = "0",
+            description = "The servers' action budget, actions a second over all server processes: each of the P "
+                    + "processes gets N / P (rounded down) as its --action-budget (Heartbeat only). With --storm, "
+                    + "--check fails if any whole second saw more pings and closes than the P buckets allow (P x "
+                    + "(N / P + its capacity, a hundredth of N / P and at least 1)), or the last close later than "
+                    + "the actions per connection (1, or 1 + --max-missed-pings with --policy ping) x the "
+                    + "connections of a server / its budget, + 1s. Default: 0 (none).")
+    int actionBudget;
 
     @Option(names = "--server-heap", paramLabel = "SIZE",
             description = "-Xmx of each demo-server process (tcp), or of the one JVM of a local run. Default: 512m "
@@ -333,9 +390,11 @@ public final class LoadTest implements Callable<Integer> {
             throw new IllegalArgumentException("--active-rate must be at most " + (int) MAX_ACTIVE_RATE
                     + " lines per second: " + activeRate);
         }
+        boolean mixGiven = spec != null && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption("--mix");
         return Scenario.builder()
                 .connections(connections)
-                .mix(Mix.parse(mix))
+                .mix(Mix.parse(storm && !mixGiven ? "silent=100" : mix))
                 .policy(policy)
                 .idleTimeoutNanos(idleTimeout.toNanos())
                 .pingIntervalNanos(pingInterval.toNanos())
@@ -350,6 +409,12 @@ public final class LoadTest implements Callable<Integer> {
                 .floodLines(floodLines)
                 .churnPerSecond(churnRate)
                 .protocol(probe)
+                .maxAgeNanos(maxAge == null ? 0 : maxAge.toNanos())
+                .maxAgeJitter(maxAgeJitter == null ? -1 : maxAgeJitter)
+                .maxAgeJitterMode(maxAgeJitterMode)
+                .maxAgeGraceNanos(maxAgeGrace == null ? -1 : maxAgeGrace.toNanos())
+                .storm(storm)
+                .actionBudget(actionBudget)
                 .build();
     }
 
@@ -378,7 +443,9 @@ public final class LoadTest implements Callable<Integer> {
                         + " endpoints for " + targets.size() + " --target servers");
             }
         }
-        double rate = connectRate != null ? connectRate : t.equals(RunPlan.TCP) ? 5_000 : 50_000;
+        requireHeartbeatOnly(s, impls);
+        double rate = connectRate != null ? connectRate : s.storm ? s.connections
+                : t.equals(RunPlan.TCP) ? 5_000 : 50_000;
         if (!(rate > 0) || Double.isInfinite(rate)) {
             throw new IllegalArgumentException("--connect-rate must be a positive number per second: " + rate);
         }
@@ -403,6 +470,7 @@ public final class LoadTest implements Callable<Integer> {
             throw new IllegalArgumentException("--max-connections-per-process must be in 1-" + (limit - 100)
                     + " (the open-file limit " + limit + " less room for the JVM's own files): " + perProcess);
         }
+        requireBudgetFits(s, servers);
         if (t.equals(RunPlan.TCP) && targets.isEmpty()) {
             TcpLayout.plan(s.connections, perProcess);
             TcpLayout.echoPort(basePort, impls.size() - 1, 0); // every run's ports below the ephemeral range
@@ -494,6 +562,48 @@ public final class LoadTest implements Callable<Integer> {
             return 1;
         }
         return 0;
+    }
+
+    /** Max age and the action budget are Heartbeat's: the demo server refuses them under netty and none. */
+    private static void requireHeartbeatOnly(Scenario s, List<String> impls) {
+        for (String impl : impls) {
+            if (Scenario.HEARTBEAT.equals(impl)) {
+                continue;
+            }
+            if (s.agesConnections()) {
+                throw new IllegalArgumentException("--mix " + Role.AGED + "=" + s.mix.percent(Role.AGED) + " needs "
+                        + "servers that close connections at a maximum age, which only Heartbeat has (the demo "
+                        + "server refuses --max-age under --idle-impl " + impl + "): give --compare heartbeat");
+            }
+            if (s.actionBudget > 0) {
+                throw new IllegalArgumentException("--action-budget " + s.actionBudget + " is Heartbeat's storm "
+                        + "control (the demo server refuses it under --idle-impl " + impl + "): give --compare "
+                        + "heartbeat, or no --action-budget to see the burst of every impl");
+            }
+        }
+    }
+
+    /**
+     * The budget against the server processes (each must get at least 1 a second), and a storm's window
+     * against the time its budget takes to close everything.
+     */
+    private static void requireBudgetFits(Scenario s, int servers) {
+        if (s.actionBudget > 0 && s.actionBudgetPerServer(servers) < 1) {
+            throw new IllegalArgumentException("--action-budget " + s.actionBudget + " is the total over the " + servers
+                    + " server processes, each of which needs at least 1 a second: give at least " + servers);
+        }
+        if (s.storm && s.actionBudget > 0) {
+            long need = s.closeWindowNanos() + s.stormLatenessBoundNanos(servers) + s.graceNanos();
+            if (need > s.durationNanos) {
+                throw new IllegalArgumentException("--storm with --action-budget " + s.actionBudget + ": the last "
+                        + "close may come up to " + Scenario.format(s.stormLatenessBoundNanos(servers)) + " late by "
+                        + "design (" + s.actionsPerSilentConnection() + " actions for each of "
+                        + Progress.count(s.connections) + " connections at " + s.actionBudgetPerServer(servers)
+                        + "/s per server, + 1s), after the close window " + Scenario.format(s.closeWindowNanos())
+                        + " and before a grace of " + Scenario.format(s.graceNanos()) + ": give --duration "
+                        + Scenario.format(need) + " or more, or a larger --action-budget");
+            }
+        }
     }
 
     static List<String> impls(List<Impl> compare) {

@@ -79,6 +79,10 @@ public final class LocalWorker {
                 .workerThreads(serverThreads)
                 .workerHost(s.workerHost)
                 .policePings(s.peerPingRules());
+        if (s.agesConnections() || s.actionBudget > 0) {
+            b.lifecycle(new ServerConfig.Lifecycle(Duration.ofNanos(s.maxAgeNanos), s.maxAgeJitter, s.maxAgeJitterMode,
+                    Duration.ofNanos(s.maxAgeGraceNanos), Duration.ZERO, Duration.ZERO, s.actionBudget));
+        }
         if (s.tickNanos > 0) {
             b.tick(Duration.ofNanos(s.tickNanos));
         }

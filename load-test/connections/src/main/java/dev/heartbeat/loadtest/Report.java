@@ -121,6 +121,7 @@ final class Report {
         for (RunResult r : results) {
             f.addAll(r.checkFailures());
             f.addAll(r.closeReasonFailures(scenario));
+            f.addAll(r.stormFailures(scenario));
         }
         return f;
     }
@@ -196,7 +197,7 @@ final class Report {
                 plan.maxPerProcess, plan.targets);
         Map<String, Map<String, ReportJson.Run>> byImpl = new LinkedHashMap<>();
         for (RunResult r : results) {
-            byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>()).put(r.transport, r.toJson());
+            byImpl.computeIfAbsent(r.impl, k -> new LinkedHashMap<>()).put(r.transport, r.toJson(scenario));
         }
         Map<String, List<Goal>> goals = new LinkedHashMap<>();
         for (String t : transports()) {
@@ -261,6 +262,37 @@ final class Report {
                             + num(Histograms.percentileMillis(r.client.abuseCloseTime, 99)) + " / "
                             + num(Histograms.maxMillis(r.client.abuseCloseTime)), null));
         }
+        if (scenario.agesConnections()) {
+            rows.add(row("max age: closes / reconnects (late)", runs, r -> Progress.count(r.client.ageCloses) + " / "
+                    + Progress.count(r.client.ageReconnects) + " (" + r.client.late + ")", null));
+            rows.add(row("max age: age at the goodbye min / p50 / max (s); allowed " + seconds(scenario.minAgeNanos())
+                    + " to " + seconds(scenario.maxDrawnAgeNanos()), runs,
+                    r -> r.client.ageAtGoodbye.getTotalCount() == 0 ? "-"
+                            : num(r.client.ageAtGoodbye.getMinValue() / 1e6) + " / "
+                            + num(Histograms.percentileMillis(r.client.ageAtGoodbye, 50) / 1e3) + " / "
+                            + num(Histograms.maxMillis(r.client.ageAtGoodbye) / 1e3), null));
+            rows.add(row("max age: close after the longest age + grace, max (ms; bound "
+                    + num(Scenario.AGE_LATENESS_NANOS / 1e6) + ")", runs,
+                    r -> num(Histograms.maxMillis(r.client.ageCloseLateness)), null));
+            rows.add(row("max age: reconnects per second peak / mean (peak / mean), over s", runs,
+                    r -> rate(r.client.reconnectsPerSecond), null));
+        }
+        if (scenario.storm) {
+            rows.add(row("storm: pings + closes seen per second, peak / mean (peak / mean), over s", runs,
+                    r -> rate(r.stormActions()), null));
+            rows.add(row("storm: worst second of pings + closes / the budget allows", runs,
+                    r -> Progress.count(r.stormActions().peak()) + " / " + (scenario.actionBudget > 0
+                            && Scenario.HEARTBEAT.equals(r.impl) && r.serverProcesses > 0
+                            ? Progress.count(scenario.actionsPerSecondBound(r.serverProcesses)) : "no budget"), null));
+            rows.add(row("storm: closes seen per second", runs, r -> r.client.closesPerSecond.toString(), null));
+            rows.add(row("storm: actions the servers deferred; worst deferral (ms)", runs,
+                    r -> r.serverMetrics.deferredActions < 0 ? "-" : Progress.count(r.serverMetrics.deferredActions)
+                            + "; " + num(r.serverMetrics.worstDeferralSeconds * 1e3), null));
+            rows.add(row("storm: last close's lateness / the budget's bound (ms)", runs,
+                    r -> num(Histograms.maxMillis(r.client.lateness)) + " / "
+                            + (r.serverProcesses > 0 && scenario.stormLatenessBoundNanos(r.serverProcesses) > 0
+                            ? num(scenario.stormLatenessBoundNanos(r.serverProcesses) / 1e6) : "no budget"), null));
+        }
         if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
             rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0
                     ? "-" : num(r.serverMetrics.rttQuantileMillis(0.5)) + " / "
@@ -311,6 +343,16 @@ final class Report {
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
+    }
+
+    /** e.g. "1,200 / 400 (3.00), 5": a rate's peak, mean, peak over mean and span in seconds. */
+    static String rate(PerSecond p) {
+        return Progress.count(p.peak()) + " / " + num(p.mean()) + " (" + num(p.peakOverMean()) + "), "
+                + p.span();
+    }
+
+    private static String seconds(long nanos) {
+        return num(nanos / 1e9);
     }
 
     /** e.g. "PING_TIMEOUT 600; servers: PING_TIMEOUT 600", "none 600; servers: READER_IDLE 600" (MQTT). */

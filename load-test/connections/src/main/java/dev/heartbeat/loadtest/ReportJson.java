@@ -44,7 +44,41 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
-            ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders) {
+            ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm) {
+    }
+
+    /**
+     * A rate over time ({@link PerSecond}): the count of each second from the first with an event to the
+     * last, the most in one second, the mean over those seconds and the peak over the mean (1: even).
+     */
+    record Rate(List<Long> series, long total, long peak, Double mean, Double peakOverMean) {
+
+        static Rate of(PerSecond p) {
+            return new Rate(p.series(), p.total(), p.peak(), RunResult.round(p.mean()),
+                    RunResult.round(p.peakOverMean()));
+        }
+    }
+
+    /**
+     * Max age (null unless the servers aged connections): the ages the jitter allows and the grace, the
+     * closes judged as max-age closes (every role), the late ones, the reconnects and their rate per
+     * second (spread by the jitter, or a burst), the age at each goodbye (from the connect's completion,
+     * in seconds) and how far each close came after the longest age plus the grace (ms, 0 if before).
+     */
+    record Aged(long connected, Double minAgeS, Double maxAgeS, Double graceS, Double latenessBoundMs, long closes,
+            long late, long reconnects, Rate reconnectsPerSecond, Double ageAtGoodbyeMinS, Double ageAtGoodbyeP50S,
+            Double ageAtGoodbyeMaxS, Lateness closeAfterLongestAgeMs) {
+    }
+
+    /**
+     * Storm (null unless {@code --storm}): the budget over the servers and each one's share, the most
+     * actions their buckets allow in a whole second, the servers' pings and closes the clients saw per
+     * second (together, and the closes), the servers' deferred actions and worst deferral, and the last
+     * close's lateness against the budget's bound (null without a budget).
+     */
+    record Storm(int budgetTotal, int budgetPerServer, int servers, Long allowedPerSecond, Rate actionsPerSecond,
+            Rate closesPerSecond, Rate pingsPerSecond, Long deferredActions, Double worstDeferralMs,
+            Double latenessMaxMs, Double latenessBoundMs) {
     }
 
     /**

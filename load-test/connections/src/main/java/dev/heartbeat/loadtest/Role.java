@@ -74,7 +74,17 @@ enum Role {
      * must be closed for {@code PING_ABUSE}, told so in the protocol's goodbye (MQTT: none), and not
      * before it sent more pings than the servers forgive ({@link Scenario#PEER_PING_MAX_STRIKES}).
      */
-    FLOODER("flooder", true);
+    FLOODER("flooder", true),
+    /**
+     * A live connection that the servers close at their maximum age ({@code --max-age}): it answers pings
+     * and keeps alive as {@link #PONG} does (with the close policy, a keep-alive every third of the idle
+     * timeout), so it is never idle. On the servers' {@code MAX_AGE} goodbye (MQTT: the close) it opens a
+     * new connection with the same index and role; the old one is closed by the server at the end of its
+     * grace. Each close must name {@code MAX_AGE} and come between the shortest age the jitter allows and
+     * the longest plus the grace and {@link Scenario#AGE_LATENESS_NANOS}. The servers age every connection
+     * when the mix has aged ones (Heartbeat only).
+     */
+    AGED("aged", true);
 
     /** The name in {@code --mix} and in reports. */
     final String label;
@@ -110,8 +120,8 @@ enum Role {
     }
 
     /**
-     * Whether this role is one of the misbehaving peers (issue 12's, and the flooder), listed by
-     * {@link Mix} only when present.
+     * Whether this role is one of the misbehaving peers (issue 12's, and the flooder) or the aged one,
+     * listed by {@link Mix} only when present.
      */
     boolean isEdge() {
         return ordinal() > DYING.ordinal();

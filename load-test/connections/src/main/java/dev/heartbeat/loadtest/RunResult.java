@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.heartbeat.netty.CloseReason;
+import org.HdrHistogram.Histogram;
 
 /**
  * The outcome of one implementation on one transport: the clients' verdicts and histograms
@@ -173,7 +174,10 @@ final class RunResult {
         return !Scenario.NONE.equals(impl);
     }
 
-    /** What fails a {@code --check}: premature, unexpected and missing closes, connections never opened. */
+    /**
+     * What fails a {@code --check}: premature, unexpected, late and missing closes, connections never
+     * opened.
+     */
     List<String> checkFailures() {
         List<String> f = new ArrayList<>();
         String who = impl + "/" + transport + ": ";
@@ -188,6 +192,10 @@ final class RunResult {
         }
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
+        }
+        if (client.late > 0) {
+            f.add(who + client.late + " max-age closes came later than the longest age the jitter allows, the grace "
+                    + "and " + Scenario.format(Scenario.AGE_LATENESS_NANOS) + " after the connect");
         }
         if (client.wrongReason > 0) {
             f.add(who + client.wrongReason + " connections were closed on time but told another reason than their "
@@ -208,10 +216,49 @@ final class RunResult {
             f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
                     + client.connectFailureCauses);
         }
+        long aged = client.connectedByRole[Role.AGED.ordinal()];
+        if (aged > 0 && client.ageReconnects == 0) {
+            f.add(who + "none of the " + aged + " aged connections was closed for its max age and reconnected");
+        }
         if (client.connected + client.connectFailures < connections) {
             f.add(who + "only " + client.connected + " of " + connections + " connections were accounted for");
         }
         return f;
+    }
+
+    /**
+     * Storm with an action budget ({@link Scenario#actionBudget}): no whole second may have seen more of the
+     * servers' pings and closes than their buckets can hand over ({@link Scenario#actionsPerSecondBound}),
+     * and the last close may be no later than the budget makes it by design
+     * ({@link Scenario#stormLatenessBoundNanos}). Nothing without a budget, or for another impl.
+     */
+    List<String> stormFailures(Scenario s) {
+        if (s == null) {
+            return new ArrayList<>();
+        }
+        List<String> f = new ArrayList<>();
+        if (!s.storm || s.actionBudget <= 0 || !Scenario.HEARTBEAT.equals(impl) || serverProcesses < 1) {
+            return f;
+        }
+        String who = impl + "/" + transport + ": ";
+        PerSecond actions = stormActions();
+        long allowed = s.actionsPerSecondBound(serverProcesses);
+        if (actions.peak() > allowed) {
+            f.add(who + "storm: the clients saw " + actions.peak() + " pings and closes in one second, more than the "
+                    + serverProcesses + " servers' buckets allow (" + allowed + "): " + actions);
+        }
+        long bound = s.stormLatenessBoundNanos(serverProcesses);
+        long max = client.lateness.getTotalCount() == 0 ? 0 : client.lateness.getMaxValue() * 1000;
+        if (max > bound) {
+            f.add(who + "storm: a close came " + round(max / 1e6) + " ms late, more than the budget's bound of "
+                    + round(bound / 1e6) + " ms");
+        }
+        return f;
+    }
+
+    /** Storm: the servers' pings and closes the clients saw, per second. */
+    PerSecond stormActions() {
+        return new PerSecond().add(client.closesPerSecond).add(client.pingsPerSecond);
     }
 
     /**
@@ -227,11 +274,14 @@ final class RunResult {
             return f;
         }
         String who = impl + "/" + transport + ": ";
+        // Connections go on ageing while the two counts are read, a few ms apart: max-age closes may differ by
+        // the most the clients saw in any one second.
+        long ageSlack = s.agesConnections() ? client.reconnectsPerSecond.peak() : 0;
         if (s.expectedGoodbye() != null) {
             for (CloseReason r : CloseReason.values()) {
                 long server = serverMetrics.closes(r);
                 long told = client.goodbyes(r);
-                if (server != told) {
+                if (Math.abs(server - told) > (r == CloseReason.MAX_AGE ? ageSlack : 0)) {
                     f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
                             + " " + told + " times");
                 }
@@ -240,19 +290,27 @@ final class RunResult {
         }
         CloseReason r = s.idleCloseReason();
         long flooders = client.closedByRole[Role.FLOODER.ordinal()];
-        long seen = -flooders;
+        long aged = client.ageCloses;
+        long seen = -flooders - aged;
         for (long n : client.closedByRole) {
             seen += n;
         }
         long abuse = serverMetrics.closes(CloseReason.PING_ABUSE);
-        long other = serverMetrics.closesTotal() - serverMetrics.closes(r) - abuse;
+        long maxAge = serverMetrics.closes(CloseReason.MAX_AGE);
+        long other = serverMetrics.closesTotal() - serverMetrics.closes(r) - abuse - maxAge;
         if (other != 0) {
             f.add(who + "the servers counted " + other + " closes for other reasons than " + r
-                    + (s.policesPings() ? " and " + CloseReason.PING_ABUSE : "") + ": " + serverMetrics.closes);
+                    + (s.policesPings() ? " and " + CloseReason.PING_ABUSE : "")
+                    + (s.agesConnections() ? " and " + CloseReason.MAX_AGE : "") + ": " + serverMetrics.closes);
+        }
+        if (Math.abs(maxAge - aged) > ageSlack) {
+            f.add(who + "the servers counted " + maxAge + " closes for " + CloseReason.MAX_AGE + ", the clients saw "
+                    + aged + " max-age closes");
         }
         if (serverMetrics.closes(r) != seen) {
             f.add(who + "the servers counted " + serverMetrics.closes(r) + " closes for " + r + ", the clients saw "
-                    + seen + " closes" + (flooders > 0 ? " of other roles than flooder" : ""));
+                    + seen + " closes" + (flooders > 0 ? " of other roles than flooder" : "")
+                    + (aged > 0 ? " and not for their max age" : ""));
         }
         if (abuse != flooders) {
             f.add(who + "the servers counted " + abuse + " closes for "
@@ -309,7 +367,8 @@ final class RunResult {
         return v < 0 ? null : v;
     }
 
-    ReportJson.Run toJson() {
+    /** The run's JSON; {@code s}, the scenario, adds the max-age and storm objects (null: neither). */
+    ReportJson.Run toJson(Scenario s) {
         ClientResult c = client;
         Map<String, Double> counters = new LinkedHashMap<>();
         serverCounters.forEach((k, v) -> counters.put(k, round(v)));
@@ -346,7 +405,35 @@ final class RunResult {
                         c.lineCloses == 0 ? null : round(c.lineCloseMaxNanos / 1e6), c.floodPingsSent, c.floodPongs,
                         c.junkLinesSent, c.junkEchoes),
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
-                        round(heapSlopeBytesPerMinute())), floodersJson());
+                        round(heapSlopeBytesPerMinute())), floodersJson(),
+                s != null && s.agesConnections() ? agedJson(s) : null, s != null && s.storm ? stormJson(s) : null);
+    }
+
+    private ReportJson.Aged agedJson(Scenario s) {
+        ClientResult c = client;
+        Histogram age = c.ageAtGoodbye;
+        boolean any = age.getTotalCount() > 0;
+        return new ReportJson.Aged(c.connectedByRole[Role.AGED.ordinal()], round(s.minAgeNanos() / 1e9),
+                round(s.maxDrawnAgeNanos() / 1e9), round(s.maxAgeGraceNanos / 1e9),
+                round(Scenario.AGE_LATENESS_NANOS / 1e6), c.ageCloses, c.late, c.ageReconnects,
+                ReportJson.Rate.of(c.reconnectsPerSecond), any ? round(age.getMinValue() / 1e6) : null,
+                any ? round(Histograms.percentileMillis(age, 50) / 1e3) : null,
+                any ? round(Histograms.maxMillis(age) / 1e3) : null,
+                new ReportJson.Lateness(round(Histograms.percentileMillis(c.ageCloseLateness, 50)),
+                        round(Histograms.percentileMillis(c.ageCloseLateness, 99)),
+                        round(Histograms.maxMillis(c.ageCloseLateness)), c.ageCloseLateness.getTotalCount()));
+    }
+
+    private ReportJson.Storm stormJson(Scenario s) {
+        int servers = Math.max(1, serverProcesses);
+        boolean budget = s.actionBudget > 0 && Scenario.HEARTBEAT.equals(impl);
+        long bound = s.stormLatenessBoundNanos(servers);
+        return new ReportJson.Storm(s.actionBudget, s.actionBudgetPerServer(servers), servers,
+                budget ? s.actionsPerSecondBound(servers) : null, ReportJson.Rate.of(stormActions()),
+                ReportJson.Rate.of(client.closesPerSecond), ReportJson.Rate.of(client.pingsPerSecond),
+                serverMetrics.deferredActions < 0 ? null : serverMetrics.deferredActions,
+                round(serverMetrics.worstDeferralSeconds * 1e3), round(Histograms.maxMillis(client.lateness)),
+                budget && bound > 0 ? round(bound / 1e6) : null);
     }
 
     /** The flooders' counts, and the time from each one's latest ping to its close. */

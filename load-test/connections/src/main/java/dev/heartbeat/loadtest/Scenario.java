@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
+import dev.heartbeat.netty.JitterMode;
 import dev.heartbeat.netty.MqttKeepAlive;
 import dev.heartbeat.netty.PingPolicing;
 
@@ -90,6 +91,25 @@ final class Scenario {
      * again in case a server accepts the first of them (it came its minimum interval after the connect).
      */
     static final int FLOOD_BURST = PEER_PING_MAX_STRIKES + 2;
+    /**
+     * How late a max-age close may come after the latest moment the jitter allows (the age, the jitter
+     * and the grace after the connect): the wheel's tick and coalescing window (under 17 ms), the
+     * hand-off to the event loop, the goodbye's write, the client seeing the close, and on the server
+     * side an accept that came after the client saw its connect complete. 1 s, as {@link #MIN_GRACE_NANOS}
+     * leaves half of it for a loaded machine.
+     */
+    static final long AGE_LATENESS_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** {@code --max-age-jitter} when not given: gRPC's 0.1 doubled, so the spread shows in short runs. */
+    static final double DEFAULT_AGE_JITTER = 0.2;
+    /** {@code --max-age} when not given is the run window over this: each aged connection ages out about 3 times. */
+    static final int DEFAULT_AGES_PER_WINDOW = 4;
+    /** {@code --max-age-grace} when not given is the age over this. */
+    static final int DEFAULT_GRACE_DIVISOR = 10;
+    /**
+     * Storm: the slack above the budget's bound on the last close's lateness (dispatch, the close window's
+     * coalescing, a loaded 2-core machine).
+     */
+    static final long STORM_LATENESS_SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final int connections;
     final Mix mix;
@@ -118,6 +138,18 @@ final class Scenario {
     final double churnPerSecond;
     /** The protocol the clients speak and the servers serve ({@code --probe}). */
     final ServerConfig.Protocol protocol;
+    /**
+     * The servers' maximum connection age ({@code --max-age}), its jitter, jitter mode and grace: 0 unless
+     * the mix has {@link Role#AGED} connections (the servers age every connection then).
+     */
+    final long maxAgeNanos;
+    final double maxAgeJitter;
+    final JitterMode maxAgeJitterMode;
+    final long maxAgeGraceNanos;
+    /** Storm ({@code --storm}): every connection silent, all opened as fast as the clients can. */
+    final boolean storm;
+    /** The servers' action budget over all of them, actions a second ({@code --action-budget}); 0: none. */
+    final int actionBudget;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -136,6 +168,12 @@ final class Scenario {
         this.floodLines = b.floodLines;
         this.churnPerSecond = b.churnPerSecond;
         this.protocol = b.protocol;
+        this.maxAgeNanos = b.maxAgeNanos;
+        this.maxAgeJitter = b.maxAgeJitter;
+        this.maxAgeJitterMode = b.maxAgeJitterMode;
+        this.maxAgeGraceNanos = b.maxAgeGraceNanos;
+        this.storm = b.storm;
+        this.actionBudget = b.actionBudget;
     }
 
     static Builder builder() {
@@ -169,9 +207,13 @@ final class Scenario {
         return expectedGoodbye(Role.SILENT);
     }
 
-    /** Why the servers close a connection of this role: {@code PING_ABUSE} for flooders, else for idleness. */
+    /**
+     * Why the servers close a connection of this role: {@code PING_ABUSE} for flooders, {@code MAX_AGE} for
+     * aged ones, else for idleness.
+     */
     CloseReason closeReason(Role role) {
-        return role == Role.FLOODER ? CloseReason.PING_ABUSE : idleCloseReason();
+        return role == Role.FLOODER ? CloseReason.PING_ABUSE : role == Role.AGED ? CloseReason.MAX_AGE
+                : idleCloseReason();
     }
 
     /**
@@ -189,9 +231,70 @@ final class Scenario {
      */
     boolean sendsKeepAlives(Role role) {
         if (protocol == ServerConfig.Protocol.MQTT) {
-            return role == Role.PONG || role == Role.DYING;
+            return role == Role.PONG || role == Role.DYING || role == Role.AGED;
         }
-        return role == Role.DYING && policy == Policy.CLOSE;
+        return (role == Role.DYING || role == Role.AGED) && policy == Policy.CLOSE;
+    }
+
+    /** Whether the servers age connections ({@code --max-age}): when the mix has {@link Role#AGED} ones. */
+    boolean agesConnections() {
+        return maxAgeNanos > 0;
+    }
+
+    /**
+     * The shortest age the jitter mode allows: {@code age x (1 - jitter)} for symmetric and down-only,
+     * the age itself for up-only (the library's {@code JitterMode}).
+     */
+    long minAgeNanos() {
+        return maxAgeJitterMode == JitterMode.UP_ONLY ? maxAgeNanos : (long) (maxAgeNanos * (1 - maxAgeJitter));
+    }
+
+    /** The longest age the jitter mode allows: {@code age x (1 + jitter)}, the age itself for down-only. */
+    long maxDrawnAgeNanos() {
+        return maxAgeJitterMode == JitterMode.DOWN_ONLY ? maxAgeNanos
+                : (long) Math.ceil(maxAgeNanos * (1 + maxAgeJitter));
+    }
+
+    /**
+     * The servers' action budget of each of {@code servers} processes: the total divided among them,
+     * rounded down; 0 without a budget.
+     */
+    int actionBudgetPerServer(int servers) {
+        return actionBudget / servers;
+    }
+
+    /**
+     * The most actions the servers' buckets can hand over in one second aligned to a whole second: per
+     * server its rate, plus what the bucket held when the second began (its capacity, a hundredth of the
+     * rate and at least 1, as the library's {@code ActionBudget} fills it).
+     */
+    long actionsPerSecondBound(int servers) {
+        long perServer = actionBudgetPerServer(servers);
+        return (long) servers * (perServer + Math.max(1, perServer / 100));
+    }
+
+    /**
+     * Storm: the actions the servers hand over for one silent connection: its close, and with the ping
+     * policy first the pings it does not answer.
+     */
+    int actionsPerSilentConnection() {
+        return serverPolicy() == ServerConfig.Policy.PING ? 1 + maxMissedPings : 1;
+    }
+
+    /**
+     * Storm with a budget: how late the last close may come, by design, with {@code servers} processes
+     * each holding its share of the connections, all due at once: every action of every connection of a
+     * server waits its turn at the server's rate ({@link #actionsPerSilentConnection} x connections /
+     * budget), plus {@link #STORM_LATENESS_SLACK_NANOS}. Without a budget: -1 (no bound of its own).
+     */
+    long stormLatenessBoundNanos(int servers) {
+        int perServer = actionBudgetPerServer(servers);
+        if (perServer <= 0) {
+            return -1;
+        }
+        long connectionsPerServer = ((long) connections + servers - 1) / servers;
+        return (long) Math.ceil((double) actionsPerSilentConnection() * connectionsPerServer / perServer * 1e9)
+                + STORM_LATENESS_SLACK_NANOS;
     }
 
     /** Whether the servers police their peers' pings ({@code --police-pings}): when the mix has flooders. */
@@ -288,6 +391,9 @@ final class Scenario {
      * they have sent more than {@link #maxLine} bytes without a newline, whatever the idle handling.
      */
     boolean expectsClose(String impl, Role role) {
+        if (role == Role.AGED) {
+            return false; // its max-age closes are judged apart (ClientLoop), and it reconnects after each
+        }
         if (role == Role.FLOODER) {
             return true; // the ping policing needs no timer: every idle impl has it
         }
@@ -335,8 +441,16 @@ final class Scenario {
         return protocol == ServerConfig.Protocol.MQTT ? closeWindowNanos() : idleTimeoutNanos;
     }
 
-    /** The settings as the servers must be started with, for the demo server's flags. */
+    /** The settings as one server process must be started with, for the demo server's flags. */
     String[] serverFlags() {
+        return serverFlags(1);
+    }
+
+    /**
+     * The settings as each of {@code servers} processes must be started with, for the demo server's flags
+     * (each gets its share of the action budget).
+     */
+    String[] serverFlags(int servers) {
         List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString(), "--policy",
                 serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
                 nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
@@ -344,6 +458,14 @@ final class Scenario {
                 Integer.toString(maxLine)));
         if (tickNanos > 0) {
             flags.addAll(List.of("--tick", nanos(tickNanos)));
+        }
+        if (agesConnections()) {
+            flags.addAll(List.of("--max-age", nanos(maxAgeNanos), "--max-age-jitter", Double.toString(maxAgeJitter),
+                    "--max-age-jitter-mode", maxAgeJitterMode.name().toLowerCase(Locale.ROOT), "--max-age-grace",
+                    nanos(maxAgeGraceNanos)));
+        }
+        if (actionBudget > 0) {
+            flags.addAll(List.of("--action-budget", Integer.toString(actionBudgetPerServer(servers))));
         }
         ServerConfig.PeerPingRules rules = peerPingRules();
         if (rules != null) {
@@ -375,7 +497,8 @@ final class Scenario {
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
-            String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe) {
+            String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe, long maxAgeNs,
+            double maxAgeJitter, String maxAgeJitterMode, long maxAgeGraceNs, boolean storm, int actionBudget) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -385,14 +508,18 @@ final class Scenario {
                     .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
                     .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).maxLine(maxLine)
                     .floodLines(floodLines).churnPerSecond(churnPerSecond)
-                    .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).build();
+                    .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).maxAgeNanos(maxAgeNs)
+                    .maxAgeJitter(maxAgeJitter).maxAgeJitterMode(JitterMode.valueOf(maxAgeJitterMode.toUpperCase(
+                            Locale.ROOT))).maxAgeGraceNanos(maxAgeGraceNs).storm(storm).actionBudget(actionBudget)
+                    .build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
-                workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString());
+                workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString(), maxAgeNanos,
+                maxAgeJitter, maxAgeJitterMode.name().toLowerCase(Locale.ROOT), maxAgeGraceNanos, storm, actionBudget);
     }
 
     /**
@@ -400,9 +527,25 @@ final class Scenario {
      * how peer pings are policed, if they are.
      */
     String describePolicy() {
-        return !policesPings() ? describeIdlePolicy() : describeIdlePolicy() + "; peer pings policed: at least "
-                + format(peerPingMinIntervalNanos()) + " apart, " + PEER_PING_MAX_STRIKES
-                + " strikes forgiven (flooders send " + FLOOD_BURST + " pings at once)";
+        StringBuilder s = new StringBuilder(describeIdlePolicy());
+        if (policesPings()) {
+            s.append("; peer pings policed: at least ").append(format(peerPingMinIntervalNanos())).append(" apart, ")
+                    .append(PEER_PING_MAX_STRIKES).append(" strikes forgiven (flooders send ").append(FLOOD_BURST)
+                    .append(" pings at once)");
+        }
+        if (agesConnections()) {
+            s.append("; max age ").append(format(maxAgeNanos)).append(" (").append(format(minAgeNanos()))
+                    .append(" to ").append(format(maxDrawnAgeNanos())).append(", jitter ").append(maxAgeJitter)
+                    .append(' ').append(maxAgeJitterMode.name().toLowerCase(Locale.ROOT)).append("), grace ")
+                    .append(format(maxAgeGraceNanos));
+        }
+        if (storm) {
+            s.append("; storm: every connection silent, opened as fast as possible");
+        }
+        if (actionBudget > 0) {
+            s.append("; action budget ").append(actionBudget).append("/s over the servers");
+        }
+        return s.toString();
     }
 
     private String describeIdlePolicy() {
@@ -437,6 +580,12 @@ final class Scenario {
         private int floodLines = 1;
         private double churnPerSecond;
         private ServerConfig.Protocol protocol = ServerConfig.Protocol.LINE;
+        private long maxAgeNanos;
+        private double maxAgeJitter = -1;
+        private JitterMode maxAgeJitterMode = JitterMode.SYMMETRIC;
+        private long maxAgeGraceNanos = -1;
+        private boolean storm;
+        private int actionBudget;
 
         Builder connections(int n) {
             this.connections = n;
@@ -518,6 +667,39 @@ final class Scenario {
             return this;
         }
 
+        /** The servers' max age; 0 (the default) is the run window over {@link #DEFAULT_AGES_PER_WINDOW}. */
+        Builder maxAgeNanos(long n) {
+            this.maxAgeNanos = n;
+            return this;
+        }
+
+        /** Negative (the default): {@link #DEFAULT_AGE_JITTER}. */
+        Builder maxAgeJitter(double fraction) {
+            this.maxAgeJitter = fraction;
+            return this;
+        }
+
+        Builder maxAgeJitterMode(JitterMode mode) {
+            this.maxAgeJitterMode = Objects.requireNonNull(mode, "maxAgeJitterMode");
+            return this;
+        }
+
+        /** Negative (the default): the age over {@link #DEFAULT_GRACE_DIVISOR}. */
+        Builder maxAgeGraceNanos(long n) {
+            this.maxAgeGraceNanos = n;
+            return this;
+        }
+
+        Builder storm(boolean on) {
+            this.storm = on;
+            return this;
+        }
+
+        Builder actionBudget(int perSecond) {
+            this.actionBudget = perSecond;
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -554,6 +736,8 @@ final class Scenario {
                         + ") per second: " + churnPerSecond);
             }
             requireProtocolFits();
+            requireAgeFits();
+            requireStormFits();
             Scenario s = new Scenario(this);
             long quietLimit = s.quietLimitNanos();
             if ((mix.percent(Role.ACTIVE) > 0 || mix.percent(Role.JUNK) > 0) && activePeriodNanos >= quietLimit) {
@@ -586,6 +770,78 @@ final class Scenario {
                 throw new IllegalArgumentException("--mix " + Role.FLOODER + "=" + mix.percent(Role.FLOODER)
                         + ": the servers' minimum interval between peer pings is a sixth of " + limit + " "
                         + format(s.quietLimitNanos()) + ", and at least 1ms; give a " + limit + " of at least 6ms");
+            }
+        }
+
+        /**
+         * The max-age settings: only with aged connections in the mix; the defaults filled in; each aged
+         * connection must age out at least twice in the run window (its longest age and grace at most half
+         * of it); and no role whose close the ageing would hide: half-open connections read nothing until
+         * their idle close is near, and MQTT has no goodbye to tell a max-age close of a silent or dying
+         * connection from an idle one.
+         */
+        private void requireAgeFits() {
+            boolean aged = mix.percent(Role.AGED) > 0;
+            if (!aged) {
+                if (maxAgeNanos != 0 || maxAgeJitter > 0 || maxAgeGraceNanos > 0) {
+                    throw new IllegalArgumentException("--max-age, --max-age-jitter and --max-age-grace are for a mix "
+                            + "with aged connections: give e.g. --mix " + Mix.DEFAULT.replace("pong=50", "pong=40")
+                            + ",aged=10");
+                }
+                maxAgeJitter = 0;
+                maxAgeGraceNanos = 0;
+                return;
+            }
+            if (maxAgeNanos == 0) {
+                maxAgeNanos = durationNanos / DEFAULT_AGES_PER_WINDOW / 1_000_000 * 1_000_000;
+            }
+            requireAtLeastMillis("--max-age", maxAgeNanos);
+            if (maxAgeJitter < 0) {
+                maxAgeJitter = DEFAULT_AGE_JITTER;
+            }
+            if (!(maxAgeJitter < 1)) {
+                throw new IllegalArgumentException("--max-age-jitter must be in [0, 1): " + maxAgeJitter);
+            }
+            if (maxAgeGraceNanos < 0) {
+                maxAgeGraceNanos = maxAgeNanos / DEFAULT_GRACE_DIVISOR / 1_000_000 * 1_000_000;
+            }
+            Scenario probe = new Scenario(this);
+            long longest = probe.maxDrawnAgeNanos() + maxAgeGraceNanos;
+            if (2 * longest > durationNanos) {
+                throw new IllegalArgumentException("--max-age " + format(maxAgeNanos) + " (up to "
+                        + format(probe.maxDrawnAgeNanos()) + " with --max-age-jitter " + maxAgeJitter + " "
+                        + maxAgeJitterMode.name().toLowerCase(Locale.ROOT) + ", then --max-age-grace "
+                        + format(maxAgeGraceNanos) + ") does not let an aged connection age out twice in --duration "
+                        + format(durationNanos) + ": give --duration " + format(2 * longest) + " or more, or a "
+                        + "shorter --max-age");
+            }
+            if (mix.percent(Role.HALFOPEN) > 0) {
+                throw new IllegalArgumentException("--mix " + Role.HALFOPEN + "=" + mix.percent(Role.HALFOPEN)
+                        + " with " + Role.AGED + "=" + mix.percent(Role.AGED) + ": the servers age every connection, "
+                        + "and a half-open one reads nothing until its idle close is near, so when its max-age close "
+                        + "came cannot be judged; give one or the other");
+            }
+            if (protocol == ServerConfig.Protocol.MQTT) {
+                for (Role r : new Role[] {Role.SILENT, Role.DYING}) {
+                    if (mix.percent(r) > 0) {
+                        throw new IllegalArgumentException("--probe mqtt with --mix " + Role.AGED + "="
+                                + mix.percent(Role.AGED) + " and " + r + "=" + mix.percent(r) + ": the servers age "
+                                + "every connection and MQTT 3.1.1 has no goodbye, so a max-age close of a " + r
+                                + " connection cannot be told from its idle close; give a mix of active, pong, aged "
+                                + "and flooder");
+                    }
+                }
+            }
+        }
+
+        /** Storm: every connection silent; the budget in range. */
+        private void requireStormFits() {
+            if (actionBudget < 0 || actionBudget > 100_000_000) {
+                throw new IllegalArgumentException("--action-budget must be in [0, 100000000] actions a second: "
+                        + actionBudget);
+            }
+            if (storm && mix.percent(Role.SILENT) != 100) {
+                throw new IllegalArgumentException("--storm: every connection is silent, not --mix " + mix);
             }
         }
 

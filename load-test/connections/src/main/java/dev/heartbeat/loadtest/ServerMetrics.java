@@ -16,8 +16,9 @@ import dev.heartbeat.netty.CloseReason;
 
 /**
  * What the load test reads of the servers' close reasons and ping round trips, summed over the
- * servers of a run: the closes per reason ({@code demo_connections_closed_total{reason="..."}}) and
- * the RTT histogram ({@link PingRtt}: cumulative buckets, whose quantiles this reads as Prometheus'
+ * servers of a run: the closes per reason ({@code demo_connections_closed_total{reason="..."}}),
+ * Heartbeat's actions deferred for the action budget and the longest deferral, and the RTT histogram
+ * ({@link PingRtt}: cumulative buckets, whose quantiles this reads as Prometheus'
  * {@code histogram_quantile} does, and the largest sample). TCP runs parse each server's
  * {@code /metrics}; local runs the same samples of the pipeline in their JVM ({@link #of}). One
  * thread.
@@ -28,6 +29,9 @@ final class ServerMetrics {
     static final String CLOSED = "demo_connections_closed_total";
     private static final String RTT_BUCKET = PingRtt.NAME + "_bucket{le=\"";
     private static final String RTT_MAX = PingRtt.NAME + "_max";
+    /** Heartbeat's actions that waited for the action budget, and the longest wait (a gauge, seconds). */
+    static final String DEFERRED = "heartbeat_actions_deferred_total";
+    static final String WORST_DEFERRAL = "heartbeat_actions_deferral_worst_seconds";
 
     /** Closes per reason, of the reasons the servers report (none: not measured). */
     final Map<CloseReason, Long> closes = new EnumMap<>(CloseReason.class);
@@ -35,6 +39,10 @@ final class ServerMetrics {
     final NavigableMap<Double, Double> rttBuckets = new TreeMap<>();
     /** The longest RTT sample in seconds, over the servers; NaN if not reported. */
     double rttMaxSeconds = Double.NaN;
+    /** Actions the servers deferred for their action budget, summed; -1 if not reported (no Heartbeat). */
+    long deferredActions = -1;
+    /** The longest an action waited for the budget, in seconds, over the servers; NaN if not reported. */
+    double worstDeferralSeconds = Double.NaN;
 
     /**
      * The samples of an in-process server's pipeline that a TCP server's {@code /metrics} has: its
@@ -45,6 +53,10 @@ final class ServerMetrics {
         for (CloseReason r : CloseReason.values()) {
             double closes = echo.closedFor(r); // a count far below 2^53: exact
             m.put(CLOSED + "{reason=\"" + r.name().toLowerCase(Locale.ROOT) + "\"}", closes);
+        }
+        if (echo.monitor() != null) {
+            m.put(DEFERRED, (double) echo.monitor().deferredActions());
+            m.put(WORST_DEFERRAL, echo.monitor().worstDeferral().toNanos() / 1e9);
         }
         return m;
     }
@@ -65,6 +77,10 @@ final class ServerMetrics {
                         Double::sum);
             } else if (key.equals(RTT_MAX) && v > 0) {
                 rttMaxSeconds = Double.isNaN(rttMaxSeconds) ? v : Math.max(rttMaxSeconds, v);
+            } else if (key.equals(DEFERRED) || key.startsWith(DEFERRED + "{")) {
+                deferredActions = Math.max(0, deferredActions) + (long) v;
+            } else if (key.equals(WORST_DEFERRAL) || key.startsWith(WORST_DEFERRAL + "{")) {
+                worstDeferralSeconds = Double.isNaN(worstDeferralSeconds) ? v : Math.max(worstDeferralSeconds, v);
             }
         }
         return this;

@@ -297,7 +297,7 @@ final class TcpCoordinator {
             cmd.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port), "--metrics-port",
                     Integer.toString(metricsPort), "--idle-impl", impl, "--worker-threads",
                     Integer.toString(plan.serverThreads), "--stop-with-parent"));
-            cmd.addAll(List.of(plan.scenario.serverFlags()));
+            cmd.addAll(List.of(plan.scenario.serverFlags(layout.servers)));
             servers.add(ChildProcess.start(impl + "-server-" + i, cmd,
                     plan.out.resolve("logs").resolve(impl + "-tcp-server-" + i + ".log")));
             echo.add("127.0.0.1:" + port);
@@ -464,13 +464,13 @@ final class TcpCoordinator {
 
     /**
      * Connections the server closed for idleness or unanswered pings (not for over-long lines, nor by
-     * the ping policing).
+     * the ping policing, nor for their max age).
      */
     static long idleCloses(Map<String, Double> m) {
         long sum = 0;
         for (Map.Entry<String, Double> e : m.entrySet()) {
             if (e.getKey().startsWith(CLOSED + "{") && !e.getKey().contains("max_line")
-                    && !e.getKey().contains("ping_abuse")) {
+                    && !e.getKey().contains("ping_abuse") && !e.getKey().contains("max_age")) {
                 sum += e.getValue().longValue();
             }
         }

@@ -29,7 +29,12 @@ enum Verdict {
      * Closed by the server's line decoder ({@code ERR line too long} came first) after the connection
      * sent more than {@code --max-line} bytes without a newline, as expected.
      */
-    LINE_CLOSED;
+    LINE_CLOSED,
+    /**
+     * Closed for its maximum age later than the longest age the jitter allows plus the grace and
+     * {@link Scenario#AGE_LATENESS_NANOS}.
+     */
+    LATE;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -68,6 +73,31 @@ enum Verdict {
         return !abusive ? PREMATURE : expectedReason ? ON_TIME : WRONG_REASON;
     }
 
+    /**
+     * The verdict on a close for the maximum age ({@code MAX_AGE}): premature if the goodbye came before
+     * the shortest age the jitter allows after the connect started ({@code goodbyeAt}: the close itself
+     * when the protocol has no goodbye), or the close before that plus the grace; late if the close came
+     * after the longest age plus the grace plus {@code lateNanos} after the connect completed; else on time
+     * if the goodbye named {@code MAX_AGE} (MQTT: none), a wrong reason if not.
+     *
+     * @param s the scenario: the age, its jitter and grace
+     * @param connectStart the clock read before the connect started: the server's age counts from later
+     * @param connectedAt the connect's completion as the client saw it
+     * @param goodbyeAt when the goodbye came (or the close, without one)
+     * @param closedAt when the client saw the close
+     */
+    static Verdict ofAgeClose(Scenario s, long connectStart, long connectedAt, long goodbyeAt, long closedAt,
+            boolean expectedReason) {
+        if (goodbyeAt - (connectStart + s.minAgeNanos()) < 0
+                || closedAt - (connectStart + s.minAgeNanos() + s.maxAgeGraceNanos) < 0) {
+            return PREMATURE;
+        }
+        if (closedAt - (connectedAt + s.maxDrawnAgeNanos() + s.maxAgeGraceNanos + Scenario.AGE_LATENESS_NANOS) > 0) {
+            return LATE;
+        }
+        return expectedReason ? ON_TIME : WRONG_REASON;
+    }
+
     /** The verdict on a connection still open at the end of the run. */
     static Verdict ofOpenAtEnd(boolean expectsClose) {
         return expectsClose ? LEFT_OPEN : STAYED_OPEN;
@@ -98,6 +128,6 @@ enum Verdict {
 
     /** Whether this verdict fails a {@code --check} run. */
     boolean isFailure() {
-        return this == PREMATURE || this == UNEXPECTED || this == LEFT_OPEN || this == WRONG_REASON;
+        return this == PREMATURE || this == UNEXPECTED || this == LEFT_OPEN || this == WRONG_REASON || this == LATE;
     }
 }

@@ -30,7 +30,8 @@ class CommandLineFuzzTest {
         "--idle-timeout", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--duration", "--active-rate",
         "--connect-rate", "--server-heap", "--client-heap", "--jvm-arg", "--server-threads", "--client-threads",
         "--max-connections-per-process", "--base-port", "--tick", "--target", "--target-metrics", "--seed", "--out",
-        "--check", "--demo-server-jar", "--probe"};
+        "--check", "--demo-server-jar", "--probe", "--max-age", "--max-age-jitter", "--max-age-jitter-mode",
+        "--max-age-grace", "--storm", "--action-budget"};
     private static final String[] VALUES = {"", " ", "0", "-1", "1", "2", "3", "100", "2000", "65535", "65536",
         "2147483647", "2147483648", "-9223372036854775808", "1ms", "0ms", "-5s", "3s", "10s", "30s", "2m", "1h",
         "99999999999999d", "1.5s", "10 s", "s", "NaN", "Infinity", "-Infinity", "1e3", "1e400", "0x10", "0.0001",
@@ -39,7 +40,8 @@ class CommandLineFuzzTest {
         "silent=50,silent=50", "dying=-5,pong=105", "=", "512m", "2g", "0m", "12x", "-Xmx1g", "127.0.0.1:7000",
         "127.0.0.1", "[::1]:80", "host:99999", ":", "reports/x", "\u00e9t\u00e9", "%s%n", "--connections", "\0",
         "true", "false", "line", "websocket", "http2", "mqtt", "MQTT", "silent=50,trickle=50", "silent=50,flooder=50",
-        "pingflood=50,flooder=50"};
+        "pingflood=50,flooder=50", "silent=50,aged=50", "pong=80,aged=20", "symmetric", "down_only", "up_only",
+        "0.2", "1.0", "5000"};
 
     @Test
     void everyCommandLineMakesAPlanOrIsRefusedNamingTheFlagAndValue() {

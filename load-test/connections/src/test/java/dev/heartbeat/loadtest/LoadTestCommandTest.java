@@ -53,7 +53,8 @@ class LoadTestCommandTest {
             "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
             "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
             "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
-            "too_many_pings"}) {
+            "too_many_pings", "aged", "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace",
+            "MAX_AGE", "--storm", "--action-budget"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -136,6 +137,40 @@ class LoadTestCommandTest {
             assertTrue(String.join(" ", s.serverFlags()).contains("--police-pings --peer-ping-min-interval "
                     + TimeUnit.MILLISECONDS.toNanos(500) + "ns"), String.join(" ", s.serverFlags()));
         }
+    }
+
+    @Test
+    void agedConnectionsNeedHeartbeatAndGiveTheServersTheirAge() {
+        assertRefused("--mix aged=20 needs servers that close connections at a maximum age, which only Heartbeat "
+                + "has", "--transport", "local", "--mix", "silent=20,active=20,pong=40,aged=20", "--duration", "100s");
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.parseArgs(("--transport local --connections 2000 --ping-interval 1s --ping-timeout 500ms "
+                + "--compare heartbeat --duration 12s --mix silent=20,pong=60,aged=20 --max-age 3s "
+                + "--max-age-jitter 0.1 --max-age-jitter-mode up_only --max-age-grace 200ms").split(" "));
+        LoadTest lt = (LoadTest) cmd.getCommand();
+        Scenario s = lt.scenario();
+        assertEquals(TimeUnit.SECONDS.toNanos(3), s.minAgeNanos(), "up_only: never shorter than the age");
+        assertTrue(String.join(" ", s.serverFlags()).contains("--max-age 3000000000ns --max-age-jitter 0.1 "
+                + "--max-age-jitter-mode up_only --max-age-grace 200000000ns"), String.join(" ", s.serverFlags()));
+    }
+
+    @Test
+    void theStormMakesEveryConnectionSilentAndItsBudgetIsHeartbeats() {
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.parseArgs("--transport", "local", "--storm", "--connections", "20000", "--compare", "heartbeat",
+                "--policy", "close", "--idle-timeout", "2s", "--action-budget", "5000", "--duration", "12s");
+        LoadTest lt = (LoadTest) cmd.getCommand();
+        Scenario s = lt.scenario();
+        assertEquals(100, s.mix.percent(Role.SILENT));
+        assertEquals(20_000, lt.plan(s).connectRate, 0, "all within a second");
+        assertRefused("--action-budget 5000 is Heartbeat's storm control", "--transport", "local", "--storm",
+                "--connections", "20000", "--policy", "close", "--idle-timeout", "2s", "--action-budget", "5000",
+                "--duration", "12s");
+        assertRefused("give --duration 9s or more, or a larger --action-budget", "--transport", "local", "--storm",
+                "--connections", "20000", "--compare", "heartbeat", "--policy", "close", "--idle-timeout", "2s",
+                "--action-budget", "5000", "--duration", "8s");
+        assertRefused("--storm: every connection is silent", "--transport", "local", "--storm", "--mix",
+                "silent=50,pong=50", "--compare", "heartbeat");
     }
 
     @Test

@@ -121,9 +121,9 @@ class MixTest {
 
     @Test
     void theRolesOfALaterIssueAreNotTakenAndTheErrorListsEveryRole() {
-        for (String reserved : new String[] {"stalled", "aged"}) {
+        for (String reserved : new String[] {"stalled"}) {
             assertMessage("unknown connection role '" + reserved + "': expected one of active, silent, pong, dying, "
-                    + "trickle, pingflood, halfopen, longline, junk, flooder", reserved + "=100");
+                    + "trickle, pingflood, halfopen, longline, junk, flooder, aged", reserved + "=100");
         }
     }
 
@@ -135,7 +135,16 @@ class MixTest {
         assertTrue(Role.FLOODER.isEdge());
         assertFalse(Role.FLOODER.speaksLinesOnly());
         for (Role r : Role.values()) {
-            assertEquals(r.isEdge() && r != Role.FLOODER, r.speaksLinesOnly(), r.toString());
+            assertEquals(r.isEdge() && r != Role.FLOODER && r != Role.AGED, r.speaksLinesOnly(), r.toString());
         }
+    }
+
+    @Test
+    void theAgedRoleIsListedWhenPresentAndSpeaksEveryProtocol() {
+        Mix mix = Mix.parse("silent=50,aged=50");
+        assertEquals(50, mix.percent(Role.AGED));
+        assertEquals("active=0,silent=50,pong=0,dying=0,aged=50", mix.toString());
+        assertFalse(Role.AGED.speaksLinesOnly());
+        assertFalse(Role.AGED.isLineLimited());
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
+import dev.heartbeat.netty.JitterMode;
 
 import org.junit.jupiter.api.Test;
 
@@ -267,5 +268,103 @@ class VerdictTest {
         assertTrue(message.endsWith("give a --ping-interval of at least 6ms"), message);
         assertEquals(TimeUnit.MILLISECONDS.toNanos(1), Scenario.builder().mix(Mix.parse("silent=50,flooder=50"))
                 .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(6)).build().peerPingMinIntervalNanos());
+    }
+
+    private static Scenario aged(double jitter, JitterMode mode, long graceMillis) {
+        return Scenario.builder().connections(100).mix(Mix.parse("pong=80,aged=20"))
+                .durationNanos(TimeUnit.SECONDS.toNanos(100)).maxAgeNanos(TimeUnit.SECONDS.toNanos(10))
+                .maxAgeJitter(jitter).maxAgeJitterMode(mode)
+                .maxAgeGraceNanos(TimeUnit.MILLISECONDS.toNanos(graceMillis)).build();
+    }
+
+    /**
+     * A max-age close: its goodbye no sooner than the shortest age the jitter mode allows after the
+     * connect started, its close no sooner than that plus the grace, and no later than the longest age
+     * plus the grace plus the lateness bound after the connect completed.
+     */
+    @Test
+    void aMaxAgeCloseIsJudgedByTheAgesTheJitterModeAllows() {
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        long start = -5 * ms; // the connect started 5 ms before it completed, at 0
+        for (JitterMode mode : JitterMode.values()) {
+            Scenario s = aged(0.2, mode, 500);
+            long min = mode == JitterMode.UP_ONLY ? 10_000 * ms : 8_000 * ms;
+            long max = mode == JitterMode.DOWN_ONLY ? 10_000 * ms : 12_000 * ms;
+            assertEquals(min, s.minAgeNanos(), mode.toString());
+            assertEquals(max, s.maxDrawnAgeNanos(), mode.toString());
+            long grace = 500 * ms;
+            long bound = Scenario.AGE_LATENESS_NANOS;
+            assertEquals(Verdict.ON_TIME, Verdict.ofAgeClose(s, start, 0, start + min, start + min + grace, true));
+            assertEquals(Verdict.PREMATURE, Verdict.ofAgeClose(s, start, 0, start + min - 1, start + min + grace,
+                    true), "a goodbye before the shortest age");
+            assertEquals(Verdict.PREMATURE, Verdict.ofAgeClose(s, start, 0, start + min, start + min + grace - 1,
+                    true), "a close before its grace ended");
+            assertEquals(Verdict.ON_TIME, Verdict.ofAgeClose(s, start, 0, max, max + grace + bound, true));
+            assertEquals(Verdict.LATE, Verdict.ofAgeClose(s, start, 0, max, max + grace + bound + 1, true));
+            assertEquals(Verdict.WRONG_REASON, Verdict.ofAgeClose(s, start, 0, max, max + grace, false));
+        }
+        assertTrue(Verdict.LATE.isFailure());
+    }
+
+    @Test
+    void agedConnectionsGiveTheServersTheirMaxAgeFlagsAndDefaultsFollowTheWindow() {
+        Scenario s = aged(0.1, JitterMode.DOWN_ONLY, 250);
+        assertTrue(String.join(" ", s.serverFlags()).contains("--max-age 10000000000ns --max-age-jitter 0.1 "
+                + "--max-age-jitter-mode down_only --max-age-grace 250000000ns"), String.join(" ", s.serverFlags()));
+        assertEquals(s.serverFlags().length, s.settings().scenario().serverFlags().length, "through JSON");
+        assertEquals(CloseReason.MAX_AGE, s.expectedGoodbye(Role.AGED));
+        assertFalse(s.expectsClose(Scenario.HEARTBEAT, Role.AGED), "judged apart, and reconnected");
+        Scenario d = Scenario.builder().connections(100).mix(Mix.parse("pong=80,aged=20"))
+                .pingIntervalNanos(TimeUnit.SECONDS.toNanos(3)).pingTimeoutNanos(TimeUnit.SECONDS.toNanos(2))
+                .durationNanos(TimeUnit.SECONDS.toNanos(40)).build();
+        assertEquals(TimeUnit.SECONDS.toNanos(10), d.maxAgeNanos, "a quarter of the window");
+        assertEquals(Scenario.DEFAULT_AGE_JITTER, d.maxAgeJitter);
+        assertEquals(TimeUnit.SECONDS.toNanos(1), d.maxAgeGraceNanos, "a tenth of the age");
+        Scenario none = Scenario.builder().connections(100).build();
+        assertFalse(none.agesConnections());
+        assertFalse(String.join(" ", none.serverFlags()).contains("--max-age"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Scenario.builder()
+                .connections(100).mix(Mix.parse("pong=80,aged=20")).durationNanos(TimeUnit.SECONDS.toNanos(20))
+                .pingIntervalNanos(TimeUnit.SECONDS.toNanos(3)).pingTimeoutNanos(TimeUnit.SECONDS.toNanos(2))
+                .maxAgeNanos(TimeUnit.SECONDS.toNanos(9)).build());
+        assertTrue(e.getMessage().contains("does not let an aged connection age out twice in --duration 20s: give "
+                + "--duration 23.4s or more"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().connections(100)
+                .mix(Mix.parse("halfopen=80,aged=20")).build());
+        assertTrue(e.getMessage().contains("a half-open one reads nothing"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().connections(100)
+                .protocol(ServerConfig.Protocol.MQTT).pingIntervalNanos(TimeUnit.SECONDS.toNanos(2))
+                .durationNanos(TimeUnit.SECONDS.toNanos(20)).mix(Mix.parse("silent=80,aged=20")).build());
+        assertTrue(e.getMessage().contains("MQTT 3.1.1 has no goodbye"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().connections(100)
+                .maxAgeNanos(TimeUnit.SECONDS.toNanos(1)).build());
+        assertTrue(e.getMessage().contains("are for a mix with aged connections"), e.getMessage());
+    }
+
+    /**
+     * Storm: the budget is divided among the servers; a whole second may see each one's rate plus its
+     * bucket (a hundredth of the rate, at least 1); the last close may be the connections' actions over
+     * the budget late, plus the slack.
+     */
+    @Test
+    void theStormsBoundsFollowFromTheTokenBucket() {
+        Scenario close = Scenario.builder().connections(100_000).mix(Mix.parse("silent=100")).storm(true)
+                .policy(Scenario.Policy.CLOSE).idleTimeoutNanos(TimeUnit.SECONDS.toNanos(10)).actionBudget(20_000)
+                .build();
+        assertEquals(20_000, close.actionBudgetPerServer(1));
+        assertEquals(20_200, close.actionsPerSecondBound(1));
+        assertEquals(6 * 3_333 + 6 * 33, close.actionsPerSecondBound(6), "each of 6 servers: 3,333 + 33");
+        assertEquals(1, close.actionsPerSilentConnection());
+        assertEquals(TimeUnit.SECONDS.toNanos(6), close.stormLatenessBoundNanos(1), "100,000 / 20,000 s + 1 s");
+        assertTrue(String.join(" ", close.serverFlags(4)).endsWith("--action-budget 5000"));
+        Scenario ping = Scenario.builder().connections(100_000).mix(Mix.parse("silent=100")).storm(true)
+                .actionBudget(20_000).build();
+        assertEquals(3, ping.actionsPerSilentConnection(), "two pings and the close");
+        assertEquals(TimeUnit.SECONDS.toNanos(16), ping.stormLatenessBoundNanos(1));
+        assertEquals(51, Scenario.builder().connections(10).mix(Mix.parse("silent=100")).actionBudget(50).build()
+                .actionsPerSecondBound(1), "50 a second hold a bucket of 1");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Scenario.builder()
+                .connections(100).storm(true).build());
+        assertTrue(e.getMessage().contains("--storm: every connection is silent"), e.getMessage());
     }
 }
