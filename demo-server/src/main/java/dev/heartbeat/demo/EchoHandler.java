@@ -8,10 +8,12 @@ import java.io.IOException;
 
 import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.HeartbeatCloseEvent;
+import dev.heartbeat.netty.HeartbeatGoodbyeEvent;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AttributeKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,13 @@ import org.slf4j.LoggerFactory;
 abstract class EchoHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(EchoHandler.class);
+
+    /**
+     * The reason a channel was told goodbye for ahead of its close ({@link HeartbeatGoodbyeEvent}: at
+     * max age, before the grace; a drain), so the close for it says nothing more. An attribute: the
+     * handler is shared.
+     */
+    private static final AttributeKey<CloseReason> TOLD = AttributeKey.valueOf(EchoHandler.class, "told");
 
     final DemoCounters counters;
 
@@ -77,12 +86,22 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof IdleStateEvent) {
             return; // the event policy: already counted by the monitor or the A/B handler
         }
+        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive()
+                && ctx.channel().attr(TOLD).setIfAbsent(bye.reason()) == null) {
+            // At the age (a grace before the close) or a drain: the client is told now, to finish and leave.
+            sayGoodbye(ctx, bye.reason());
+        }
         // PING_ABUSE: the ping policing writes the protocol's own goodbye (GOAWAY ENHANCE_YOUR_CALM, Close 1008).
         if (evt instanceof HeartbeatCloseEvent close && close.reason() != CloseReason.PING_ABUSE
-                && ctx.channel().isActive()) {
+                && ctx.channel().isActive() && !told(ctx, close.reason())) {
             sayGoodbye(ctx, close.reason());
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /** Whether the channel was already told goodbye for {@code reason} ahead of this close. */
+    private static boolean told(ChannelHandlerContext ctx, CloseReason reason) {
+        return ctx.channel().hasAttr(TOLD) && ctx.channel().attr(TOLD).get() == reason;
     }
 
     @Override

@@ -45,6 +45,24 @@ class LifecycleServerTest {
     }
 
     @Test
+    void withAGraceTheGoodbyeComesAtTheAgeAndTheCloseAfterTheGrace() throws Exception {
+        ServerConfig.Lifecycle graced = new ServerConfig.Lifecycle(Duration.ofMillis(300), 0, JitterMode.SYMMETRIC,
+                Duration.ofMillis(700), Duration.ZERO, Duration.ZERO, 0);
+        try (DemoServer s = DemoServer.start(testConfig().lifecycle(graced).build());
+                LineClient c = new LineClient(s)) {
+            long start = System.nanoTime();
+            assertEquals("BYE MAX_AGE", c.readLine());
+            long told = System.nanoTime() - start;
+            assertTrue(told >= Duration.ofMillis(250).toNanos(), "not before its age: " + told);
+            assertTrue(told < Duration.ofMillis(800).toNanos(), "at its age, not at the close a grace later: " + told);
+            c.send("finishing up");
+            assertEquals("finishing up", c.readLine(), "served during the grace");
+            assertNull(c.readLine(), "closed after the grace, with no second goodbye");
+            assertTrue(System.nanoTime() - start >= Duration.ofMillis(950).toNanos(), "not before age + grace");
+        }
+    }
+
+    @Test
     void drainClosesEveryConnectionAndAnswersHowMany() throws Exception {
         try (DemoServer s = DemoServer.start(testConfig().build())) {
             List<LineClient> clients = new ArrayList<>();
