@@ -48,6 +48,14 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
      */
     abstract void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason);
 
+    /**
+     * Whether this protocol's goodbye ends the connection by itself (a WebSocket Close frame: the peer
+     * answers with its own and the close handshake is over), so it cannot be said ahead of a grace.
+     */
+    boolean goodbyeEndsConnection() {
+        return false;
+    }
+
     /** Handles an exception its own way (and closes), or returns false for the common handling. */
     boolean handle(ChannelHandlerContext ctx, Throwable cause) {
         return false;
@@ -86,9 +94,10 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof IdleStateEvent) {
             return; // the event policy: already counted by the monitor or the A/B handler
         }
-        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive()
+        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive() && !goodbyeEndsConnection()
                 && ctx.channel().attr(TOLD).setIfAbsent(bye.reason()) == null) {
-            // At the age (a grace before the close) or a drain: the client is told now, to finish and leave.
+            // At the age (a grace before the close) or a drain: the client is told now, to finish and leave;
+            // a goodbye that would end the connection at once waits for the close.
             sayGoodbye(ctx, bye.reason());
         }
         // PING_ABUSE: the ping policing writes the protocol's own goodbye (GOAWAY ENHANCE_YOUR_CALM, Close 1008).

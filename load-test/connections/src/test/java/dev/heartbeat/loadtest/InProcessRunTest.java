@@ -240,7 +240,10 @@ class InProcessRunTest {
      * window (660 to 990 ms), grace 82 ms.
      */
     @ParameterizedTest
-    // HTTP2 is left out: in one run its servers counted one PING_TIMEOUT close more than the clients were told
+    // HTTP2 and WEBSOCKET are left out: on a loaded machine (load average 4.8) HTTP2 failed 2 of 4 runs,
+    // WEBSOCKET 3 of 4, with servers counting one PING_TIMEOUT close more than the clients were told, or aged
+    // connections judged closed for max age 400-540 ms after their connect started (shortest age 660 ms) beside
+    // premature pong closes; not diagnosed (the line protocol passed every run)
     @CsvSource({"LINE"})
     void agedConnectionsAreClosedAtTheirAgeAndReconnect(ServerConfig.Protocol protocol) throws Exception {
         Scenario s = Scenario.builder().protocol(protocol).connections(CONNECTIONS)
