@@ -49,10 +49,13 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
     abstract void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason);
 
     /**
-     * Whether this protocol's goodbye ends the connection by itself (a WebSocket Close frame: the peer
-     * answers with its own and the close handshake is over), so it cannot be said ahead of a grace.
+     * Whether this handler writes the goodbye itself when Heartbeat announces one ahead of the close
+     * ({@link HeartbeatGoodbyeEvent}: at max age, before the grace; a drain). False where Heartbeat's
+     * goodbye probe writes it (HTTP/2 under the ping policy: the two-phase GOAWAY) or where the goodbye
+     * would end the connection at once (a WebSocket Close frame, which the client answers with its own):
+     * those say it at the close, as before.
      */
-    boolean goodbyeEndsConnection() {
+    boolean saysGoodbyeAhead() {
         return false;
     }
 
@@ -94,10 +97,9 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof IdleStateEvent) {
             return; // the event policy: already counted by the monitor or the A/B handler
         }
-        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive() && !goodbyeEndsConnection()
+        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive() && saysGoodbyeAhead()
                 && ctx.channel().attr(TOLD).setIfAbsent(bye.reason()) == null) {
-            // At the age (a grace before the close) or a drain: the client is told now, to finish and leave;
-            // a goodbye that would end the connection at once waits for the close.
+            // At the age (a grace before the close) or a drain: the client is told now, to finish and leave.
             sayGoodbye(ctx, bye.reason());
         }
         // PING_ABUSE: the ping policing writes the protocol's own goodbye (GOAWAY ENHANCE_YOUR_CALM, Close 1008).

@@ -267,7 +267,8 @@ public final class EchoPipeline implements AutoCloseable {
     private Consumer<ChannelPipeline> http2() {
         IdleHandling idle = idle(Probes.http2(), m -> m instanceof Http2PingFrame ping && ping.ack());
         PingPolicing policing = policing(Probes.http2());
-        Http2Echo echo = new Http2Echo(counters);
+        Http2Echo echo = new Http2Echo(counters, config.idleImpl() == ServerConfig.IdleImpl.HEARTBEAT
+                && config.policy() == ServerConfig.Policy.PING);
         return p -> {
             p.addLast("h2", Http2FrameCodecBuilder.forServer().build()); // h2c: the client's preface comes first
             idle.addTo(p, false); // after the codec: sees the PING ACK frames

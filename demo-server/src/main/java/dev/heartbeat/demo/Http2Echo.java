@@ -32,8 +32,21 @@ import io.netty.util.ReferenceCountUtil;
 @ChannelHandler.Sharable
 final class Http2Echo extends EchoHandler {
 
-    Http2Echo(DemoCounters counters) {
+    /** Whether Heartbeat's ping probe, which has a goodbye, is not there to say it (see {@link #saysGoodbyeAhead}). */
+    private final boolean goodbyeAhead;
+
+    /**
+     * @param heartbeatPings whether the channels' Heartbeat configuration pings with {@code Probes.http2()},
+     *     whose two-phase GOAWAY Heartbeat writes itself at max age
+     */
+    Http2Echo(DemoCounters counters, boolean heartbeatPings) {
         super(counters);
+        this.goodbyeAhead = !heartbeatPings;
+    }
+
+    @Override
+    boolean saysGoodbyeAhead() {
+        return goodbyeAhead;
     }
 
     @Override

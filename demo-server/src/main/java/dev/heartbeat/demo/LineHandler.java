@@ -49,6 +49,11 @@ final class LineHandler extends EchoHandler {
         super(counters);
     }
 
+    @Override
+    boolean saysGoodbyeAhead() {
+        return true; // the line ping probe has no goodbye: BYE is this handler's, at the age
+    }
+
     private static ByteBuf constant(String s) {
         return Unpooled.unreleasableBuffer(
                 Unpooled.directBuffer(s.length()).writeBytes(s.getBytes(StandardCharsets.US_ASCII)));

@@ -58,11 +58,6 @@ final class WebSocketEcho extends EchoHandler {
     }
 
     @Override
-    boolean goodbyeEndsConnection() {
-        return true; // the client answers the Close frame with its own and the handshake closes the connection
-    }
-
-    @Override
     void sayGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
         if (ctx.pipeline().get(WebSocketFrameEncoder.class) != null) { // before the handshake: no frames yet
             ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, reason.name()),

@@ -210,6 +210,67 @@ class GuardsTest {
         assertEquals(1, monitor.stats().closed(CloseReason.MAX_AGE));
     }
 
+    private HeartbeatConfig.Builder http2Pings() {
+        return HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofMillis(100)).timeout(Duration.ofMillis(50))
+                .maxMissedPings(2).ackMode(AckMode.MATCHED_ONLY);
+    }
+
+    /** Answers every HTTP/2 ping {@code delay} ms after it was written; returns when the channel closed. */
+    private long answerPings(EmbeddedChannel ch, long until, long delay) {
+        List<long[]> due = new ArrayList<>(); // {answer at, token}
+        for (long t = 0; t < until && ch.isOpen(); t++) {
+            step(1);
+            for (Object m; (m = ch.readOutbound()) != null; ) {
+                if (m instanceof Http2PingFrame ping && !ping.ack()) {
+                    due.add(new long[] {elapsedMillis() + delay, ping.content()});
+                }
+                ReferenceCountUtil.release(m);
+            }
+            for (java.util.Iterator<long[]> it = due.iterator(); it.hasNext(); ) {
+                long[] d = it.next();
+                if (elapsedMillis() >= d[0] && ch.isOpen()) {
+                    ch.writeInbound(new DefaultHttp2PingFrame(d[1], true));
+                    it.remove();
+                }
+            }
+        }
+        return elapsedMillis();
+    }
+
+    @Test
+    void maxAgeBesidePingsThatAreAnsweredClosesOnlyAtTheAge() {
+        for (int i = 0; i < 20; i++) {
+            Recorder r = new Recorder();
+            long opened = elapsedMillis();
+            EmbeddedChannel ch = channel(http2Pings().maxAge(Duration.ofMillis(825))
+                    .maxAgeJitter(0.2, JitterMode.SYMMETRIC).maxAgeGrace(Duration.ofMillis(82)).build(), r);
+            long closed = answerPings(ch, 2_000, 5) - opened;
+            assertFalse(ch.isOpen());
+            assertTrue(closed >= 660 + 82, "closed at " + closed + " ms: " + r.events);
+            assertEquals(HeartbeatCloseEvent.of(CloseReason.MAX_AGE), r.events.get(r.events.size() - 1),
+                    r.events.toString());
+        }
+        assertEquals(0, monitor.stats().closed(CloseReason.PING_TIMEOUT));
+    }
+
+    @Test
+    void maxAgeDoesNotMoveAPingTimeoutClose() {
+        EmbeddedChannel plain = channel(http2Pings().build(), new Recorder());
+        EmbeddedChannel aged = channel(http2Pings().maxAge(Duration.ofMillis(825)).maxAgeGrace(Duration.ofMillis(82))
+                .build(), new Recorder());
+        long plainClosed = -1;
+        long agedClosed = -1;
+        for (int t = 0; t < 1_000 && (plainClosed < 0 || agedClosed < 0); t++) {
+            step(1);
+            ReferenceCountUtil.release(plain.readOutbound());
+            ReferenceCountUtil.release(aged.readOutbound());
+            plainClosed = plainClosed < 0 && !plain.isOpen() ? elapsedMillis() : plainClosed;
+            agedClosed = agedClosed < 0 && !aged.isOpen() ? elapsedMillis() : agedClosed;
+        }
+        assertEquals(plainClosed, agedClosed, "a silent peer is closed for its pings at the same moment");
+        assertEquals(2, monitor.stats().closed(CloseReason.PING_TIMEOUT));
+    }
+
     @Test
     void http2GoodbyeSendsItsFinalHalfWithoutAnAnswerAfterHalfTheGrace() {
         EmbeddedChannel ch = channel(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(30))

@@ -240,10 +240,11 @@ class InProcessRunTest {
      * window (660 to 990 ms), grace 82 ms.
      */
     @ParameterizedTest
-    // HTTP2 and WEBSOCKET are left out: on a loaded machine (load average 4.8) HTTP2 failed 2 of 4 runs,
-    // WEBSOCKET 3 of 4, with servers counting one PING_TIMEOUT close more than the clients were told, or aged
-    // connections judged closed for max age 400-540 ms after their connect started (shortest age 660 ms) beside
-    // premature pong closes; not diagnosed (the line protocol passed every run)
+    // HTTP2 and WEBSOCKET are left out: with a 50 ms ping timeout on a loaded machine (load average 1.6 to 4.8)
+    // HTTP2 failed 4 of 6 runs, WEBSOCKET 5 of 6 (before WebSocket closes were judged without the grace), with
+    // pong connections closed for PING_TIMEOUT 30-170 ms before the client judged them due, and the servers
+    // counting one PING_TIMEOUT close more than the clients were told; GuardsTest shows HTTP/2 pings and max age
+    // together in virtual time (answered pings: closed only at the age). Not diagnosed further; LINE passes.
     @CsvSource({"LINE"})
     void agedConnectionsAreClosedAtTheirAgeAndReconnect(ServerConfig.Protocol protocol) throws Exception {
         Scenario s = Scenario.builder().protocol(protocol).connections(CONNECTIONS)
