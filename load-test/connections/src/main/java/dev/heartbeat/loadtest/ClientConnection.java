@@ -70,6 +70,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean closedByClient;
     /** Flooder: the pings it wrote. */
     private int floodPings;
+    /** Stalled: the clock read before its first write (0: none yet). */
+    long stallStart;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;
@@ -241,14 +243,17 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public final void handlerAdded(ChannelHandlerContext ctx) {
+        if (role == Role.STALLED) {
+            LineConnection.shrinkBuffers(ctx.channel()); // on registration: before the connect
+        }
         addCodecs(ctx);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        if (role == Role.HALFOPEN) {
-            channel.config().setAutoRead(false); // before the first read: the loop turns it back on
+        if (role == Role.HALFOPEN || role == Role.STALLED) {
+            channel.config().setAutoRead(false); // before the first read (half-open: the loop turns it back on)
         }
         lastActivity = System.nanoTime();
         loop.connected(this, lastActivity);
@@ -256,6 +261,14 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
             start();
         }
         ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (role == Role.STALLED && !closed && ctx.channel().isWritable()) {
+            loop.stalledWritable(this);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override

@@ -57,6 +57,14 @@ final class ClientResult {
     /** Flooders: pings written, and closes after more pings than the servers forgive, with PING_ABUSE named. */
     long flooderPings;
     long abuseCloses;
+    /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */
+    long stalledBytes;
+    long stallCloses;
+    /** Stalled connections still open the close window after their last write: they read again then. */
+    long stallsReadAgain;
+    /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
+    long drained;
+    PerSecond drainCloses = new PerSecond();
     /** Soak: connections the client closed on purpose, and connections opened again in their place. */
     long churned;
     long reopened;
@@ -80,6 +88,8 @@ final class ClientResult {
     Histogram connectTime = Histograms.newMicros();
     /** Flooders closed for ping abuse: from their latest ping (the clock read before its write) to the close. */
     Histogram abuseCloseTime = Histograms.newMicros();
+    /** Stalled connections closed by write-stalling servers: from their last write to the close. */
+    Histogram stallCloseTime = Histograms.newMicros();
 
     /** Adds another part's counts and histograms into this one. */
     ClientResult add(ClientResult o) {
@@ -106,6 +116,11 @@ final class ClientResult {
         junkEchoes += o.junkEchoes;
         flooderPings += o.flooderPings;
         abuseCloses += o.abuseCloses;
+        stalledBytes += o.stalledBytes;
+        stallCloses += o.stallCloses;
+        stallsReadAgain += o.stallsReadAgain;
+        drained += o.drained;
+        drainCloses.add(o.drainCloses);
         churned += o.churned;
         reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
@@ -129,6 +144,7 @@ final class ClientResult {
         echoLatency.add(o.echoLatency);
         connectTime.add(o.connectTime);
         abuseCloseTime.add(o.abuseCloseTime);
+        stallCloseTime.add(o.stallCloseTime);
         return this;
     }
 

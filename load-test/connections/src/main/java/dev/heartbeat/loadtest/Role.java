@@ -74,7 +74,19 @@ enum Role {
      * must be closed for {@code PING_ABUSE}, told so in the protocol's goodbye (MQTT: none), and not
      * before it sent more pings than the servers forgive ({@link Scenario#PEER_PING_MAX_STRIKES}).
      */
-    FLOODER("flooder", true);
+    FLOODER("flooder", true),
+    /**
+     * A peer that stops reading but not the server's writing: it never reads (auto-read off from the
+     * connect), and writes lines from the connect on until its own channel is unwritable, which it
+     * becomes only once the server has stopped reading it (the demo server does when its echoes back up,
+     * {@code EchoHandler}); then it writes nothing more, for good. Its socket buffers are small, so that
+     * little backs up ({@link LineConnection#shrinkBuffers}). Heartbeat servers get
+     * {@code --write-stall} ({@link Scenario#writeStallNanos}) when the mix has stalled connections and
+     * must close each for {@code WRITE_STALL}, never before that long after its first line, and within
+     * {@link Scenario#stallDeadlineNanos} after its last; the goodbye cannot reach a peer that does not
+     * read, so the servers' counts are checked instead. Needs real sockets ({@code --transport tcp}).
+     */
+    STALLED("stalled", false);
 
     /** The name in {@code --mix} and in reports. */
     final String label;
@@ -110,7 +122,7 @@ enum Role {
     }
 
     /**
-     * Whether this role is one of the misbehaving peers (issue 12's, and the flooder), listed by
+     * Whether this role is one of the misbehaving peers (issue 12's, the flooder and the stalled), listed by
      * {@link Mix} only when present.
      */
     boolean isEdge() {

@@ -118,6 +118,10 @@ final class Scenario {
     final double churnPerSecond;
     /** The protocol the clients speak and the servers serve ({@code --probe}). */
     final ServerConfig.Protocol protocol;
+    /** The Heartbeat servers' {@code --write-stall} as given ({@code --write-stall}), or 0: derived. */
+    final long givenWriteStallNanos;
+    /** {@code --drain}: the window of the servers' drain late in the run, or 0: no drain. */
+    final long drainNanos;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -136,6 +140,8 @@ final class Scenario {
         this.floodLines = b.floodLines;
         this.churnPerSecond = b.churnPerSecond;
         this.protocol = b.protocol;
+        this.givenWriteStallNanos = b.writeStallNanos;
+        this.drainNanos = b.drainNanos;
     }
 
     static Builder builder() {
@@ -218,6 +224,59 @@ final class Scenario {
         return quietLimitNanos() / 2;
     }
 
+    /** Whether the mix has {@link Role#STALLED} connections, so that Heartbeat servers get {@code --write-stall}. */
+    boolean hasStalled() {
+        return mix.percent(Role.STALLED) > 0;
+    }
+
+    /**
+     * The Heartbeat servers' {@code --write-stall}: as given, else a quarter of the quiet limit, so that
+     * a stalled connection's write-stall close (within 1.25 x this of its last progress) comes long before
+     * an idle close could be due (the close window after the server's last read of it).
+     */
+    long writeStallNanos() {
+        return givenWriteStallNanos > 0 ? givenWriteStallNanos : quietLimitNanos() / 4;
+    }
+
+    /**
+     * How long after its last write a stalled connection must be closed under Heartbeat, at the latest:
+     * the close window. The guard closes between 1 and 1.25 x {@link #writeStallNanos} after the server's
+     * last progress on its echoes, which the client cannot see: the server may still make some after the
+     * client's last write (reading what is queued, its socket send buffer growing); a run on 2 shared cores
+     * saw closes up to about 4 x a 100 ms write stall after it. A server that does not close write stalls
+     * can only close it for idleness, the close window after its last read of it, so not by then.
+     */
+    long stallDeadlineNanos() {
+        return closeWindowNanos();
+    }
+
+    /**
+     * Heartbeat's lifecycle settings the servers of {@code impl} get: {@link #writeStallNanos} for
+     * Heartbeat's when the mix has stalled connections, else none (the other impls have none).
+     */
+    ServerConfig.Lifecycle lifecycle(String impl) {
+        if (!hasStalled() || !HEARTBEAT.equals(impl)) {
+            return ServerConfig.Lifecycle.NONE;
+        }
+        ServerConfig.Lifecycle none = ServerConfig.Lifecycle.NONE;
+        return new ServerConfig.Lifecycle(none.maxAge(), none.maxAgeJitter(), none.jitterMode(), none.maxAgeGrace(),
+                Duration.ofNanos(writeStallNanos()), none.maxUnwritable(), none.actionBudget());
+    }
+
+    /** Whether the harness drains the servers in the run ({@code --drain}). */
+    boolean drains() {
+        return drainNanos > 0;
+    }
+
+    /**
+     * When the drain starts, after the run window's start: as late as leaves its whole window and a
+     * grace before the end, so that the run measures as usual until then and every drain close is due
+     * a grace before the end.
+     */
+    long drainDelayNanos() {
+        return durationNanos - graceNanos() - drainNanos;
+    }
+
     /**
      * How the servers police peer pings, or null if they do not ({@link #policesPings}): permitted
      * without traffic, since the pong and dying connections' keep-alives carry none.
@@ -288,6 +347,11 @@ final class Scenario {
      * they have sent more than {@link #maxLine} bytes without a newline, whatever the idle handling.
      */
     boolean expectsClose(String impl, Role role) {
+        if (role == Role.STALLED) {
+            // Heartbeat: for WRITE_STALL; IdleStateHandler has no write-stall deadline, but a stalled
+            // connection is silent from its last write on: closed for idleness
+            return !NONE.equals(impl);
+        }
         if (role == Role.FLOODER) {
             return true; // the ping policing needs no timer: every idle impl has it
         }
@@ -335,8 +399,17 @@ final class Scenario {
         return protocol == ServerConfig.Protocol.MQTT ? closeWindowNanos() : idleTimeoutNanos;
     }
 
-    /** The settings as the servers must be started with, for the demo server's flags. */
+    /** The settings as Heartbeat servers must be started with ({@link #serverFlags(String)}). */
     String[] serverFlags() {
+        return serverFlags(HEARTBEAT);
+    }
+
+    /**
+     * The settings as the servers of {@code impl} must be started with, for the demo server's flags:
+     * Heartbeat's also get {@code --write-stall} when the mix has stalled connections (the others have no
+     * such deadline, and refuse the flag).
+     */
+    String[] serverFlags(String impl) {
         List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString(), "--policy",
                 serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
                 nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
@@ -352,6 +425,9 @@ final class Scenario {
             if (rules.permitWithoutTraffic()) {
                 flags.add("--permit-pings-without-traffic");
             }
+        }
+        if (!lifecycle(impl).writeStall().isZero()) {
+            flags.addAll(List.of("--write-stall", nanos(lifecycle(impl).writeStall().toNanos())));
         }
         return flags.toArray(new String[0]);
     }
@@ -375,7 +451,8 @@ final class Scenario {
     /** The settings as JSON carries them: to the child processes, and into report.json. */
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
-            String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe) {
+            String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe, long writeStallNs,
+            long drainNs) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -385,14 +462,16 @@ final class Scenario {
                     .activePeriodNanos(activePeriodNs).durationNanos(durationNs).seed(seed).tickNanos(tickNs)
                     .workerHost(ServerConfig.WorkerHost.valueOf(workerHost.toUpperCase(Locale.ROOT))).maxLine(maxLine)
                     .floodLines(floodLines).churnPerSecond(churnPerSecond)
-                    .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).build();
+                    .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT)))
+                    .writeStallNanos(writeStallNs).drainNanos(drainNs).build();
         }
     }
 
     Settings settings() {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
-                workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString());
+                workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString(), givenWriteStallNanos,
+                drainNanos);
     }
 
     /**
@@ -400,9 +479,16 @@ final class Scenario {
      * how peer pings are policed, if they are.
      */
     String describePolicy() {
-        return !policesPings() ? describeIdlePolicy() : describeIdlePolicy() + "; peer pings policed: at least "
+        String d = !policesPings() ? describeIdlePolicy() : describeIdlePolicy() + "; peer pings policed: at least "
                 + format(peerPingMinIntervalNanos()) + " apart, " + PEER_PING_MAX_STRIKES
                 + " strikes forgiven (flooders send " + FLOOD_BURST + " pings at once)";
+        if (hasStalled()) {
+            d += "; heartbeat servers close write stalls of " + format(writeStallNanos());
+        }
+        if (drains()) {
+            d += "; drained over " + format(drainNanos) + " from " + format(drainDelayNanos()) + " into the window";
+        }
+        return d;
     }
 
     private String describeIdlePolicy() {
@@ -437,6 +523,8 @@ final class Scenario {
         private int floodLines = 1;
         private double churnPerSecond;
         private ServerConfig.Protocol protocol = ServerConfig.Protocol.LINE;
+        private long writeStallNanos;
+        private long drainNanos;
 
         Builder connections(int n) {
             this.connections = n;
@@ -518,6 +606,18 @@ final class Scenario {
             return this;
         }
 
+        /** The Heartbeat servers' {@code --write-stall} when the mix has stalled connections; 0: derived. */
+        Builder writeStallNanos(long n) {
+            this.writeStallNanos = n;
+            return this;
+        }
+
+        /** The drain's window; 0: no drain. */
+        Builder drainNanos(long n) {
+            this.drainNanos = n;
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -567,7 +667,49 @@ final class Scenario {
                 throw new IllegalArgumentException(s.tooShort());
             }
             requireFloodersFit(s);
+            requireStallFits(s);
+            requireDrainFits(s);
             return s;
+        }
+
+        /** A write stall must be closed well before an idle close of the stalled connection could be due. */
+        private void requireStallFits(Scenario s) {
+            if (writeStallNanos < 0 || (writeStallNanos > 0 && writeStallNanos < TimeUnit.MILLISECONDS.toNanos(1))) {
+                throw new IllegalArgumentException("--write-stall must be at least 1ms: " + format(writeStallNanos));
+            }
+            if (writeStallNanos > 0 && !s.hasStalled()) {
+                throw new IllegalArgumentException("--write-stall " + format(writeStallNanos) + " is for the "
+                        + Role.STALLED + " role: give --mix with " + Role.STALLED + "=N, or no --write-stall");
+            }
+            if (s.hasStalled() && s.writeStallNanos() > s.closeWindowNanos() / 3) {
+                throw new IllegalArgumentException("--write-stall " + format(s.writeStallNanos()) + ": a stalled "
+                        + "connection must be closed for WRITE_STALL well before an idle close of it could be due (the "
+                        + "close window, " + format(s.closeWindowNanos()) + "): give a --write-stall of at most a "
+                        + "third of it, " + format(s.closeWindowNanos() / 3));
+            }
+        }
+
+        /** The drain's window must fit in the run window, a second in and a grace before the end. */
+        private void requireDrainFits(Scenario s) {
+            if (drainNanos == 0) {
+                return;
+            }
+            long second = TimeUnit.SECONDS.toNanos(1);
+            if (drainNanos < second) {
+                throw new IllegalArgumentException("--drain must be at least 1s (its closes are counted per second): "
+                        + format(drainNanos));
+            }
+            if (s.drainDelayNanos() < second) {
+                throw new IllegalArgumentException("--drain " + format(drainNanos) + " does not fit in --duration "
+                        + format(durationNanos) + ": the drain starts 1s into the run window at the earliest and "
+                        + "its window must end " + format(s.graceNanos()) + " (the grace) before the run does; give "
+                        + "--drain " + format(durationNanos - s.graceNanos() - second) + " or less, or --duration "
+                        + format(drainNanos + s.graceNanos() + second) + " or more");
+            }
+            if (churnPerSecond > 0) {
+                throw new IllegalArgumentException("--drain with --churn-rate " + churnPerSecond + ": connections "
+                        + "opened during a drain are not drained; give one or the other");
+            }
         }
 
         /** Flooders: a ping flood next to them would be policed too, and the servers' interval must be 1ms. */

@@ -29,7 +29,13 @@ enum Verdict {
      * Closed by the server's line decoder ({@code ERR line too long} came first) after the connection
      * sent more than {@code --max-line} bytes without a newline, as expected.
      */
-    LINE_CLOSED;
+    LINE_CLOSED,
+    /**
+     * Closed by the servers' drain ({@code --drain}): told {@code DRAIN} (or, for MQTT, which has no
+     * goodbye, any close after the drain started), after the drain started. The expected end of every
+     * connection still open then, whatever its role.
+     */
+    DRAINED;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -66,6 +72,14 @@ enum Verdict {
      */
     static Verdict ofAbuseClose(boolean abusive, boolean expectedReason) {
         return !abusive ? PREMATURE : expectedReason ? ON_TIME : WRONG_REASON;
+    }
+
+    /**
+     * The verdict on a close by the drain: drained if the drain had started ({@code started}) when the
+     * client saw it, else premature (no correct server drains before it is asked to).
+     */
+    static Verdict ofDrainClose(boolean started) {
+        return started ? DRAINED : PREMATURE;
     }
 
     /** The verdict on a connection still open at the end of the run. */

@@ -53,7 +53,7 @@ class LoadTestCommandTest {
             "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
             "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
             "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
-            "too_many_pings"}) {
+            "too_many_pings", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -96,6 +96,13 @@ class LoadTestCommandTest {
         assertRefused("(--probe mqtt: 1.5 x --ping-interval 40s = 1m)", "--probe", "mqtt", "--duration", "40s");
         assertRefused("--mix pingflood=25 with flooder=25: with flooders the servers police peer pings",
                 "--mix", "silent=50,pingflood=25,flooder=25");
+        assertRefused("--mix stalled=10 needs --transport tcp: a stalled connection backs the server's echoes up "
+                + "into socket buffers", "--transport", "local", "--mix", "silent=90,stalled=10");
+        assertRefused("--drain 4s is Heartbeat's (POST /drain answers 409 under other idle impls): give --compare "
+                + "heartbeat, not heartbeat,netty", "--drain", "4s", "--duration", "100s");
+        assertRefused("--drain 4s is Heartbeat's", "--drain", "4s", "--compare", "none");
+        assertRefused("--drain with --target needs --target-metrics", "--drain", "4s", "--compare", "heartbeat",
+                "--target", "127.0.0.1:7000");
     }
 
     @Test
