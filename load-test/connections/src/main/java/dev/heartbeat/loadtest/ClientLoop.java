@@ -50,7 +50,10 @@ final class ClientLoop {
     private final SlotSchedule trickles;
     private final SlotSchedule.Action trickle = this::trickle;
     private final List<ClientConnection> flooders = new ArrayList<>();
-    /** Stalled connections still open and not reading: they read again the close window after their last write. */
+    /**
+     * Stalled connections still open and not reading, of servers that close write stalls: they read again
+     * the close window after their last write.
+     */
     private final List<ClientConnection> stalled = new ArrayList<>();
     /** Whether the servers close write stalls: Heartbeat's, given --write-stall for the stalled role. */
     private final boolean stallGuarded;
@@ -203,22 +206,27 @@ final class ClientLoop {
         }
     }
 
-    /** Stalled: writes more once its channel is writable again (the server read what was queued). */
+    /**
+     * Stalled: writes more once its channel is writable again (the server read what was queued), unless
+     * it reads again ({@link #wakeStalled}): then it is silent for good.
+     */
     void stalledWritable(ClientConnection c) {
-        if (!finished) {
+        if (!finished && !c.channel().config().isAutoRead()) {
             totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
         }
     }
 
     /**
      * Turns reading on for every stalled connection still open {@link Scenario#stallDeadlineNanos} after
-     * its last write. Its close is mostly seen as it comes although it does not
-     * read: the server closes with stalled lines unread, so the kernel answers with a reset, which Netty's
-     * epoll transport reads on its own. But a server that had read every line before it closed sends a FIN,
-     * queued behind the echoes the peer never takes: reading lets it through. Reading also lets the
-     * server's writes progress, so a server that had not closed the stall by then never closes it for
-     * WRITE_STALL: the servers' counts, which must equal the stalled closes, catch it, and a connection
-     * still open at the end is left open.
+     * its last write (servers that close write stalls only). Its close is seen as it comes although it
+     * does not read: the server closes with stalled lines unread (the client stops writing only with lines
+     * still queued on its side), so the kernel answers with a reset, which Netty's epoll transport reads
+     * on its own. Should a close have come as a FIN instead, queued behind the echoes the peer never
+     * takes, reading lets it through (the report counts these). Reading also lets the server's writes
+     * progress, so a server that had not closed the stall by then never closes it for WRITE_STALL: the
+     * servers' counts, which must equal the stalled closes, catch it, and one still open at the end is
+     * left open. The other servers close it for idleness, later than this: it does not read again for
+     * them, or its reads would move their idle deadline.
      */
     private void wakeStalled(long now) {
         for (int i = stalled.size() - 1; i >= 0; i--) {
@@ -317,7 +325,9 @@ final class ClientLoop {
                 peerPings.add(c);
                 break;
             case STALLED:
-                stalled.add(c);
+                if (stallGuarded) {
+                    stalled.add(c);
+                }
                 totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
                 break;
             default:

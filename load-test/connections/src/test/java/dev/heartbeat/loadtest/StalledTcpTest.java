@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The stalled role end to end over real loopback sockets (the local transport has no socket buffers to
- * fill), against a demo server in this JVM started with the scenario's settings: PING after 400 ms, two
- * missed pings of 100 ms (every idle close due 600 ms after the last input), so Heartbeat's servers get
- * {@code --write-stall} 100 ms. Heartbeat must close every stalled connection for WRITE_STALL between
+ * fill), against a demo server in this JVM started with the scenario's settings: PING after 1 s, two
+ * missed pings of 250 ms (every idle close due 1.5 s after the last input), so Heartbeat's servers get
+ * {@code --write-stall} 250 ms. Heartbeat must close every stalled connection for WRITE_STALL between
  * the write stall after its first line and the close window after its last, and count them so; IdleStateHandler,
  * with no write-stall deadline, closes them for idleness from their last write, as a silent connection.
  */
@@ -37,10 +37,10 @@ class StalledTcpTest {
 
     private static Scenario scenario() {
         return Scenario.builder().connections(CONNECTIONS).mix(Mix.parse("silent=20,active=40,stalled=40"))
-                .policy(Scenario.Policy.PING).pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(400))
-                .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(100)).maxMissedPings(2)
+                .policy(Scenario.Policy.PING).pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(1_000))
+                .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(250)).maxMissedPings(2)
                 .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
-                .durationNanos(TimeUnit.MILLISECONDS.toNanos(3_600)).build();
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(4_500)).build();
     }
 
     // EpollEventLoopGroup and NioEventLoopGroup are deprecated in Netty 4.2 only; the clients use epoll if they can
