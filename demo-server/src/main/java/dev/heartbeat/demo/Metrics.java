@@ -10,6 +10,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -123,7 +124,8 @@ final class Metrics {
                 monitor, x -> x.pingsSent.sum(), s -> s.pingsSent());
 
         String closed = "Connections the server closed, by reason: idleness (close policy), unanswered pings"
-                + " (ping policy), pinging too often (--police-pings) or a line over --max-line";
+                + " (ping policy), pinging too often (--police-pings), a line over --max-line, or Heartbeat's"
+                + " lifecycle guards and drain (--max-age, --write-stall, --max-unwritable, POST /drain)";
         counter("demo.connections.closed", closed, Tags.of("reason", "reader_idle"), c, monitor,
                 x -> x.closedReaderIdle.sum(), s -> s.closed(CloseReason.READER_IDLE));
         counter("demo.connections.closed", closed, Tags.of("reason", "writer_idle"), c, monitor,
@@ -135,6 +137,11 @@ final class Metrics {
         counter("demo.connections.closed", closed, Tags.of("reason", "ping_abuse"), echo,
                 e -> e.closedFor(CloseReason.PING_ABUSE)); // the ping policing's, under every idle impl
         counter("demo.connections.closed", closed, Tags.of("reason", "max_line"), c, x -> x.closedMaxLine.sum());
+        for (CloseReason lifecycle : new CloseReason[] {CloseReason.MAX_AGE, CloseReason.WRITE_STALL,
+                CloseReason.UNWRITABLE, CloseReason.DRAIN}) { // Heartbeat's guards and drain: 0 with the others
+            counter("demo.connections.closed", closed, Tags.of("reason", lifecycle.name().toLowerCase(Locale.ROOT)),
+                    c, monitor, x -> 0, s -> s.closed(lifecycle));
+        }
     }
 
     /** A counter the A/B handlers keep in {@link DemoCounters} and Heartbeat in its stats. */

@@ -80,6 +80,8 @@ class LifecycleServerTest {
                 assertNull(c.readLine());
                 c.close();
             }
+            TestSupport.await("counted as the load test reads it", () -> sample(s,
+                    "demo_connections_closed_total{reason=\"drain\"}") == 3.0);
             assertEquals(400, post(s, "/drain").statusCode(), "a window is required");
             assertEquals(400, post(s, "/drain?window=soon").statusCode());
             assertEquals(405, get(s, "/drain").statusCode());

@@ -68,11 +68,11 @@ sealed interface ChildMessage {
      * (nanoseconds) of the server's threads, Heartbeat's worker (null for the other implementations)
      * and the whole process over the run window, the server's counters over the window, and the
      * samples a TCP server's {@code /metrics} would have of its closes per reason and ping round trips
-     * at the window's end ({@link ServerMetrics#of}).
+     * at the window's end ({@link ServerMetrics#of}), and the connections its drain took (null: no drain).
      */
     record LocalServer(long heapBeforeBytes, long heapAfterBytes, long connectionsAtHeap, long idleClosesAtHeap,
             long pingsAtHeap, long serverCpuNs, Long workerCpuNs, long processCpuNs, long connectServerCpuNs,
             Map<String, Double> counters, long pingsSent, long idleCloses, long openAtEnd,
-            Map<String, Double> metricsAtEnd) {
+            Map<String, Double> metricsAtEnd, Long drainRequested) {
     }
 }

@@ -83,6 +83,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean mayOutliveRun;
     /** Where it is in its loop's list of connections, or -1. */
     int slot = -1;
+    /** Stalled: the clock read before its first write (0: none yet). */
+    long stallStart;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
         this.index = index;
@@ -265,14 +267,17 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public final void handlerAdded(ChannelHandlerContext ctx) {
+        if (role == Role.STALLED) {
+            LineConnection.shrinkBuffers(ctx.channel()); // on registration: before the connect
+        }
         addCodecs(ctx);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        if (role == Role.HALFOPEN) {
-            channel.config().setAutoRead(false); // before the first read: the loop turns it back on
+        if (role == Role.HALFOPEN || role == Role.STALLED) {
+            channel.config().setAutoRead(false); // before the first read (half-open: the loop turns it back on)
         }
         lastActivity = System.nanoTime();
         connectedAt = lastActivity;
@@ -281,6 +286,14 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
             start();
         }
         ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (role == Role.STALLED && !closed && ctx.channel().isWritable()) {
+            loop.stalledWritable(this);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override

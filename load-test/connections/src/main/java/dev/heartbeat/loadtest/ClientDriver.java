@@ -83,7 +83,7 @@ final class ClientDriver {
         this.tcp = tcp;
         List<ClientLoop> list = new ArrayList<>();
         for (EventExecutor e : group) {
-            list.add(new ClientLoop((EventLoop) e, scenario, window, progress));
+            list.add(new ClientLoop((EventLoop) e, scenario, window, progress, impl));
         }
         this.loops = list.toArray(new ClientLoop[0]);
         double churnPerLoop = scenario.churnPerSecond * count() / scenario.connections / loops.length;

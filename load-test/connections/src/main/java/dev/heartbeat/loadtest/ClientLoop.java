@@ -51,6 +51,13 @@ final class ClientLoop {
     private final SlotSchedule trickles;
     private final SlotSchedule.Action trickle = this::trickle;
     private final List<ClientConnection> flooders = new ArrayList<>();
+    /**
+     * Stalled connections still open and not reading, of servers that close write stalls: they read again
+     * the close window after their last write.
+     */
+    private final List<ClientConnection> stalled = new ArrayList<>();
+    /** Whether the servers close write stalls: Heartbeat's, given --write-stall for the stalled role. */
+    private final boolean stallGuarded;
     private final SlotSchedule peerPings; // the flooders' pings; null unless the servers police pings
     private final SlotSchedule.Action peerPing = this::peerPing;
     /** Half-open connections not reading yet, the earliest due first. */
@@ -71,9 +78,17 @@ final class ClientLoop {
     private final Histogram abuseCloseTime = Histograms.newMicros();
     private final Histogram ageAtGoodbye = Histograms.newMicros();
     private final Histogram ageCloseLateness = Histograms.newMicros();
+    private final Histogram stallCloseTime = Histograms.newMicros();
     private final ClientResult totals = new ClientResult();
 
+    /** A loop of clients of Heartbeat servers. */
     ClientLoop(EventLoop executor, Scenario scenario, RunWindow window, ClientProgress progress) {
+        this(executor, scenario, window, progress, Scenario.HEARTBEAT);
+    }
+
+    /** A loop of clients of servers running the idle impl {@code impl}. */
+    ClientLoop(EventLoop executor, Scenario scenario, RunWindow window, ClientProgress progress, String impl) {
+        this.stallGuarded = Scenario.HEARTBEAT.equals(impl);
         this.executor = executor;
         this.scenario = scenario;
         this.window = window;
@@ -110,6 +125,7 @@ final class ClientLoop {
         }
         long now = System.nanoTime();
         wakeHalfOpen(now);
+        wakeStalled(now);
         if (window.isOpen() && now - window.end() >= 0) {
             return; // the run is over: stop sending, wait for finish
         }
@@ -208,6 +224,43 @@ final class ClientLoop {
     }
 
     /**
+     * Stalled: writes more once its channel is writable again (the server read what was queued), unless
+     * it reads again ({@link #wakeStalled}): then it is silent for good.
+     */
+    void stalledWritable(ClientConnection c) {
+        if (!finished && !c.channel().config().isAutoRead()) {
+            totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
+        }
+    }
+
+    /**
+     * Turns reading on for every stalled connection still open {@link Scenario#stallDeadlineNanos} after
+     * its last write (servers that close write stalls only). Its close is seen as it comes although it
+     * does not read: the server closes with stalled lines unread (the client stops writing only with lines
+     * still queued on its side), so the kernel answers with a reset, which Netty's epoll transport reads
+     * on its own. Should a close have come as a FIN instead, queued behind the echoes the peer never
+     * takes, reading lets it through (the report counts these). Reading also lets the server's writes
+     * progress, so a server that had not closed the stall by then never closes it for WRITE_STALL: the
+     * servers' counts, which must equal the stalled closes, catch it, and one still open at the end is
+     * left open. The other servers close it for idleness, later than this: it does not read again for
+     * them, or its reads would move their idle deadline.
+     */
+    private void wakeStalled(long now) {
+        for (int i = stalled.size() - 1; i >= 0; i--) {
+            ClientConnection c = stalled.get(i);
+            boolean due = now - (c.lastActivity + scenario.stallDeadlineNanos()) >= 0;
+            if (c.isClosed() || due) {
+                stalled.set(i, stalled.get(stalled.size() - 1));
+                stalled.remove(stalled.size() - 1);
+            }
+            if (!c.isClosed() && due) {
+                totals.stallsReadAgain++;
+                c.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    /**
      * Turns reading back on for the half-open connections whose earliest legitimate close is at most
      * {@link Scenario#HALF_OPEN_LOOK_AHEAD_NANOS} away: a close that already happened is seen now, before
      * it was due (premature); a later one is seen when it comes. Runs also after the window, until finish.
@@ -294,6 +347,12 @@ final class ClientLoop {
             case FLOODER:
                 peerPings.add(c);
                 break;
+            case STALLED:
+                if (stallGuarded) {
+                    stalled.add(c);
+                }
+                totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
+                break;
             default:
                 break;
         }
@@ -346,6 +405,9 @@ final class ClientLoop {
     }
 
     void error(ClientConnection c, Throwable cause) {
+        if (c.role == Role.STALLED && cause instanceof java.io.IOException) {
+            return; // the reset its close comes with: the server closed with its lines unread
+        }
         if (!finished) {
             totals.errors++;
         }
@@ -444,13 +506,25 @@ final class ClientLoop {
         long due = c.safeDueNanos(scenario);
         CloseReason expected = scenario.expectedGoodbye(c.role);
         boolean flooder = c.role == Role.FLOODER;
-        Verdict v = flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
+        boolean stall = c.role == Role.STALLED;
+        boolean drainStarted = scenario.drains() && window.isOpen()
+                && now - (window.start() + scenario.drainDelayNanos()) >= 0;
+        // after the drain started, a close without a goodbye is the drain's too where the protocol has none (MQTT)
+        boolean drain = scenario.drains() && !stall
+                && (goodbye == CloseReason.DRAIN || (drainStarted && scenario.expectedGoodbye() == null));
+        Verdict v = drain ? Verdict.ofDrainClose(drainStarted)
+                : stall ? stallVerdict(c, due, now)
+                : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
         if (c.expectsClose) {
             totals.observedCloses++;
         }
         switch (v) {
+            case DRAINED:
+                totals.drained++;
+                totals.drainCloses.record(now);
+                break;
             case LINE_CLOSED:
                 totals.lineCloses++;
                 totals.lineCloseMaxNanos = Math.max(totals.lineCloseMaxNanos, now - c.overLongAt());
@@ -460,6 +534,11 @@ final class ClientLoop {
                 if (flooder) {
                     totals.abuseCloses++;
                     Histograms.recordNanos(abuseCloseTime, now - c.lastActivity); // after its latest ping
+                } else if (stall) { // no lateness: when the server stopped reading it is not known here
+                    if (stallGuarded) {
+                        totals.stallCloses++;
+                        Histograms.recordNanos(stallCloseTime, now - c.lastActivity); // after its last write
+                    }
                 } else {
                     Histograms.recordNanos(lateness, now - c.estimatedDueNanos(scenario)); // below 0 counts as 0
                 }
@@ -477,6 +556,16 @@ final class ClientLoop {
                             + Scenario.PEER_PING_MAX_STRIKES + " strikes");
                     break;
                 }
+                if (drain) {
+                    sample(c, "told " + CloseReason.DRAIN + " before the drain started");
+                    break;
+                }
+                if (stall && c.stallStart != 0) {
+                    sample(c, "closed " + millis(now - c.stallStart) + " ms after its first write, before "
+                            + (stallGuarded ? "--write-stall " + millis(scenario.writeStallNanos())
+                            : "the close window " + millis(scenario.closeWindowNanos())) + " ms could have passed");
+                    break;
+                }
                 totals.earliestPrematureNanos = Math.max(totals.earliestPrematureNanos, due - now);
                 sample(c, "closed " + millis(due - now) + " ms before it was due");
                 break;
@@ -488,6 +577,22 @@ final class ClientLoop {
                                 + (c.refusedLine() ? "" : " (no ERR line too long came)") : ""));
                 break;
         }
+    }
+
+    /**
+     * A stalled connection's close, from its first write, not its last: the server stopped reading it
+     * (and making progress on its echoes) at a moment the client cannot see, after that first write and
+     * perhaps well before the last, whose bytes then wait unread. With Heartbeat servers premature if it
+     * came less than {@link Scenario#writeStallNanos} after the first write, else on time (its deadline is
+     * {@link #wakeStalled}'s); with the others, which close it for idleness, premature less than the
+     * close window after it. Its goodbye is never seen: it does not read.
+     */
+    private Verdict stallVerdict(ClientConnection c, long due, long now) {
+        if (c.stallStart == 0) {
+            return Verdict.ofClose(c.expectsClose, due, now);
+        }
+        long after = stallGuarded ? scenario.writeStallNanos() : scenario.closeWindowNanos();
+        return Verdict.ofClose(c.expectsClose, c.stallStart + after, now);
     }
 
     private void sample(ClientConnection c, String what) {
@@ -516,11 +621,13 @@ final class ClientLoop {
                 continue;
             }
             if (!c.isClosed()) {
-                Verdict v = c.role.isLineLimited() ? Verdict.ofLineLimitedOpenAtEnd(c.sentOverLongLine()
+                Verdict v = scenario.drains() ? Verdict.LEFT_OPEN // every connection is due to be drained by now
+                        : c.role.isLineLimited() ? Verdict.ofLineLimitedOpenAtEnd(c.sentOverLongLine()
                         && now - c.overLongAt() >= scenario.graceNanos()) : Verdict.ofOpenAtEnd(c.expectsClose);
                 if (v == Verdict.LEFT_OPEN) {
                     totals.leftOpen++;
-                    sample(c, c.role.isLineLimited() ? "still open at the end, " + millis(now - c.overLongAt())
+                    sample(c, scenario.drains() ? "still open at the end, after the drain's window"
+                            : c.role.isLineLimited() ? "still open at the end, " + millis(now - c.overLongAt())
                             + " ms after it sent more than --max-line bytes without a newline"
                             : c.role == Role.FLOODER ? "still open at the end after " + c.floodPings()
                                     + " pings, " + Scenario.FLOOD_BURST + " at once every "
@@ -536,6 +643,7 @@ final class ClientLoop {
         totals.abuseCloseTime = abuseCloseTime;
         totals.ageAtGoodbye = ageAtGoodbye;
         totals.ageCloseLateness = ageCloseLateness;
+        totals.stallCloseTime = stallCloseTime;
         return totals;
     }
 

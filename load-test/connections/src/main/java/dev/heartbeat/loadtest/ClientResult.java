@@ -64,6 +64,14 @@ final class ClientResult {
     long ageCloses;
     long late;
     long ageReconnects;
+    /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */
+    long stalledBytes;
+    long stallCloses;
+    /** Stalled connections still open the close window after their last write: they read again then. */
+    long stallsReadAgain;
+    /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
+    long drained;
+    PerSecond drainCloses = new PerSecond();
     /** Soak: connections the client closed on purpose, and connections opened again in their place. */
     long churned;
     long reopened;
@@ -97,6 +105,8 @@ final class ClientResult {
     final PerSecond closesPerSecond = new PerSecond();
     /** Every server ping the clients saw, per second. */
     final PerSecond pingsPerSecond = new PerSecond();
+    /** Stalled connections closed by write-stalling servers: from their last write to the close. */
+    Histogram stallCloseTime = Histograms.newMicros();
 
     /** Adds another part's counts and histograms into this one. */
     ClientResult add(ClientResult o) {
@@ -126,6 +136,11 @@ final class ClientResult {
         ageCloses += o.ageCloses;
         late += o.late;
         ageReconnects += o.ageReconnects;
+        stalledBytes += o.stalledBytes;
+        stallCloses += o.stallCloses;
+        stallsReadAgain += o.stallsReadAgain;
+        drained += o.drained;
+        drainCloses.add(o.drainCloses);
         churned += o.churned;
         reopened += o.reopened;
         earliestPrematureNanos = Math.max(earliestPrematureNanos, o.earliestPrematureNanos);
@@ -154,6 +169,7 @@ final class ClientResult {
         reconnectsPerSecond.add(o.reconnectsPerSecond);
         closesPerSecond.add(o.closesPerSecond);
         pingsPerSecond.add(o.pingsPerSecond);
+        stallCloseTime.add(o.stallCloseTime);
         return this;
     }
 

@@ -9,7 +9,12 @@ import java.util.SplittableRandom;
 
 import dev.heartbeat.netty.CloseReason;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.util.ByteProcessor;
 import io.netty.util.ReferenceCountUtil;
 
@@ -48,6 +53,21 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     /** The server's lines this parser knows, by index: bit {@code 1 << index} of {@link #words}. */
     private static final byte[][] WORDS = words();
     private static final byte PING_LINE_BYTES = 5;
+    /**
+     * A stalled connection's socket buffers (the kernel doubles them) and the maximum segment it
+     * announces: a typical Internet path's, where loopback's is 64 KiB. The server's socket send buffer
+     * starts at a number of segments' worth, so on loopback megabytes would back up behind every stalled
+     * connection before the server's own outbound buffer held a byte.
+     */
+    private static final int STALLED_SOCKET_BUFFER = 4096;
+    private static final int STALLED_MSS = 1400;
+    /** {@code setsockopt(IPPROTO_TCP, TCP_MAXSEG)}: Netty's epoll transport takes it as a raw option; NIO has none. */
+    private static final ChannelOption<Integer> TCP_MAXSEG = new IntegerUnixChannelOption("TCP_MAXSEG", 6, 2);
+    /** A stalled connection's outbound buffer: unwritable above 16 KiB pending, writable again below 8. */
+    private static final WriteBufferWaterMark STALLED_WATER_MARK = new WriteBufferWaterMark(8192, 16384);
+    /** The filler lines a stalled connection writes in each chunk, and their length with the newline. */
+    private static final int STALL_CHUNK_LINES = 128;
+    private static final int MAX_STALL_LINE = 64;
 
     private byte lineState;
     private long number;
@@ -243,6 +263,47 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
             buf.writeBytes(WORDS[WORD_PING]).writeByte('\n');
         }
         return buf;
+    }
+
+    /**
+     * Stalled: small socket buffers and segments, before the connect (see {@link #STALLED_SOCKET_BUFFER});
+     * an option the transport does not have is left as it is.
+     */
+    static void shrinkBuffers(Channel ch) {
+        ChannelConfig config = ch.config();
+        config.setOption(ChannelOption.SO_RCVBUF, STALLED_SOCKET_BUFFER);
+        config.setOption(ChannelOption.SO_SNDBUF, STALLED_SOCKET_BUFFER);
+        config.setOption(TCP_MAXSEG, STALLED_MSS);
+        config.setWriteBufferWaterMark(STALLED_WATER_MARK);
+    }
+
+    /**
+     * Stalled: writes chunks of filler lines ({@code x}s, shorter than {@code maxLine}) until this channel
+     * is unwritable, then flushes; the first call stamps {@link #stallStart}. A failed write is no error
+     * (the server's close fails what is still queued).
+     *
+     * @return the bytes written
+     */
+    int fillUntilUnwritable(int maxLine) {
+        stamp();
+        if (stallStart == 0) {
+            stallStart = lastActivity;
+        }
+        int lineBytes = Math.min(MAX_STALL_LINE, maxLine);
+        int bytes = 0;
+        while (channel.isWritable()) {
+            ByteBuf chunk = channel.alloc().buffer(STALL_CHUNK_LINES * lineBytes);
+            for (int i = 0; i < STALL_CHUNK_LINES; i++) {
+                for (int b = 1; b < lineBytes; b++) {
+                    chunk.writeByte('x');
+                }
+                chunk.writeByte('\n');
+            }
+            bytes += chunk.readableBytes();
+            channel.write(chunk);
+        }
+        channel.flush();
+        return bytes;
     }
 
     /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */

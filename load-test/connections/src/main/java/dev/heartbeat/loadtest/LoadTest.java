@@ -95,6 +95,20 @@ import picocli.CommandLine.Spec;
                     + "servers' buckets allow or a close later than the budget makes it by design (see "
                     + "--action-budget); the servers' deferred actions and worst deferral are reported. Without a "
                     + "budget the worst second is reported only.",
+            "stalled (line only, --transport tcp: the local transport has no socket buffers to fill): never reads, "
+                    + "and writes lines from the connect on until its own channel is unwritable (the server stopped "
+                    + "reading it, its echoes backed up), then nothing more. Heartbeat servers get --write-stall "
+                    + "(default a quarter of the ping interval or idle timeout) and must close it for WRITE_STALL: not "
+                    + "before --write-stall after its first line, and within the close window after its last. Its "
+                    + "goodbye cannot reach a peer that does not read: the servers' write_stall count must equal the "
+                    + "stalled closes, and no other role may be closed so. IdleStateHandler has no write-stall "
+                    + "deadline: under --compare netty it must be closed for idleness, not before the close window "
+                    + "after its first line (the server stopped reading it then or later).",
+            "--drain DURATION: late in the run (its window and a grace before the end) the harness POSTs "
+                    + "/drain?window=DURATION to every server (Heartbeat only): every connection still open must then "
+                    + "be closed, told DRAIN (BYE DRAIN, a Close frame 1001 or a GOAWAY with 'DRAIN'; mqtt: no "
+                    + "goodbye, the servers' counts), none before the drain started, and the closes spread: no "
+                    + "second of the clock with more than 1.5 x the window's mean (drained / window) plus one.",
             "",
             "A close before the moment a correct server may act (the client's clock just before its last input, "
                     + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
@@ -112,9 +126,9 @@ import picocli.CommandLine.Spec;
                     + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
             ""},
         footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
-                + "silent, dying or flooder connection left open, an unexpected close, a close told the wrong reason, "
-                + "a max-age close later than its bound, a storm second over the budget, or a connection not "
-                + "opened); 2 bad "
+                + "silent, dying, flooder or stalled connection left open, an unexpected close, a close told the wrong "
+                + "reason, a max-age close later than its bound, a storm second over the budget, a drain not spread, "
+                + "or a connection not opened); 2 bad "
                 + "command line; 3 a run could not be completed (its report still lists what was measured).",
             "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
                 + "if this process dies."})
@@ -225,6 +239,18 @@ public final class LoadTest implements Callable<Integer> {
             description = "PING lines each pingflood connection sends every millisecond (1 to "
                     + Scenario.MAX_FLOOD_LINES + "). Default: ${DEFAULT-VALUE} (about 1,000 lines a second).")
     int floodLines;
+
+    @Option(names = "--write-stall", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With stalled connections in --mix: the Heartbeat servers' --write-stall. At most a "
+                    + "third of the close window. Default: a quarter of --ping-interval (--policy ping) or "
+                    + "--idle-timeout.")
+    Duration writeStall;
+
+    @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "POST /drain?window=DURATION to every server late in the run window (starting at "
+                    + "--duration minus the grace minus DURATION): every connection closed, told DRAIN, spread over "
+                    + "the window. Heartbeat only (--compare heartbeat). At least 1s. Default: no drain.")
+    Duration drain;
 
     @Option(names = "--churn-rate", paramLabel = "PER_S", defaultValue = "0",
             description = "Soak: connections the clients close and reopen per second in the run window (until the "
@@ -341,8 +367,9 @@ public final class LoadTest implements Callable<Integer> {
 
     @Option(names = "--check",
             description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent, "
-                    + "dying or flooder one was left open or told the wrong reason, or one could not be opened: for "
-                    + "CI.")
+                    + "dying, flooder or stalled one was left open or told the wrong reason, another role was closed "
+                    + "for WRITE_STALL, a --drain left a connection open or closed them in a burst, or one could not "
+                    + "be opened: for CI.")
     boolean check;
 
     @Option(names = "--demo-server-jar", paramLabel = "PATH",
@@ -415,6 +442,8 @@ public final class LoadTest implements Callable<Integer> {
                 .maxAgeGraceNanos(maxAgeGrace == null ? -1 : maxAgeGrace.toNanos())
                 .storm(storm)
                 .actionBudget(actionBudget)
+                .writeStallNanos(writeStall == null ? 0 : writeStall.toNanos())
+                .drainNanos(drain == null ? 0 : drain.toNanos())
                 .build();
     }
 
@@ -444,6 +473,7 @@ public final class LoadTest implements Callable<Integer> {
             }
         }
         requireHeartbeatOnly(s, impls);
+        requireLifecycleFits(s, t, impls, targets, metrics);
         double rate = connectRate != null ? connectRate : s.storm ? s.connections
                 : t.equals(RunPlan.TCP) ? 5_000 : 50_000;
         if (!(rate > 0) || Double.isInfinite(rate)) {
@@ -603,6 +633,38 @@ public final class LoadTest implements Callable<Integer> {
                         + " and before a grace of " + Scenario.format(s.graceNanos()) + ": give --duration "
                         + Scenario.format(need) + " or more, or a larger --action-budget");
             }
+        }
+    }
+
+    /** Stalled connections need sockets; a drain needs Heartbeat servers, and their HTTP endpoints. */
+    private static void requireLifecycleFits(Scenario s, String transport, List<String> impls, List<String> targets,
+            List<String> metrics) {
+        if (s.hasStalled() && transport.equals(RunPlan.LOCAL)) {
+            throw new IllegalArgumentException("--mix " + Role.STALLED + "=" + s.mix.percent(Role.STALLED) + " needs "
+                    + "--transport tcp: a stalled connection backs the server's echoes up into socket buffers, and "
+                    + "Netty's local transport has none (a write there never waits for the peer to read)");
+        }
+        if (s.hasStalled() && s.agesConnections()) {
+            throw new IllegalArgumentException("--mix with both " + Role.STALLED + " and " + Role.AGED + ": a stalled "
+                    + "connection reads nothing, so its max-age goodbye cannot be timed; run them apart");
+        }
+        if (!s.drains()) {
+            return;
+        }
+        if (s.agesConnections() || s.storm) {
+            throw new IllegalArgumentException("--drain with " + (s.storm ? "--storm" : "--mix " + Role.AGED + "=N")
+                    + ": a drained connection's end would be judged two ways; run them apart");
+        }
+        for (String impl : impls) {
+            if (!Scenario.HEARTBEAT.equals(impl)) {
+                throw new IllegalArgumentException("--drain " + Scenario.format(s.drainNanos) + " is Heartbeat's "
+                        + "(POST /drain answers 409 under other idle impls): give --compare heartbeat, not "
+                        + String.join(",", impls));
+            }
+        }
+        if (!targets.isEmpty() && metrics.isEmpty()) {
+            throw new IllegalArgumentException("--drain with --target needs --target-metrics: the drain is "
+                    + "POST /drain on each server's metrics port");
         }
     }
 

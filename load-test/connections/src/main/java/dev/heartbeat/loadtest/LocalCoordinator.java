@@ -136,6 +136,7 @@ final class LocalCoordinator {
         result.serverMetrics.add(server.metricsAtEnd());
         result.pingsSent = server.pingsSent();
         result.idleCloses = server.idleCloses();
+        result.drainRequested = server.drainRequested();
         if (server.idleClosesAtHeap() > 0 || server.pingsAtHeap() > 0) {
             result.notes.add("the heap was measured after " + server.pingsAtHeap() + " pings and "
                     + server.idleClosesAtHeap()

@@ -65,6 +65,11 @@ public final class LocalWorker {
     }
 
     static ServerConfig serverConfig(Scenario s, String impl, int serverThreads) {
+        return serverConfigBuilder(s, impl, serverThreads).metricsDisabled().port(0).build();
+    }
+
+    /** The settings of a server of {@code impl} for this scenario, as a builder; host and ports are the caller's. */
+    static ServerConfig.Builder serverConfigBuilder(Scenario s, String impl, int serverThreads) {
         ServerConfig.Builder b = ServerConfig.builder()
                 .idleImpl(ServerConfig.IdleImpl.valueOf(impl.toUpperCase(Locale.ROOT)))
                 .protocol(s.protocol)
@@ -74,19 +79,14 @@ public final class LocalWorker {
                 .pingTimeout(Duration.ofNanos(s.pingTimeoutNanos))
                 .maxMissedPings(s.maxMissedPings)
                 .maxLine(s.maxLine)
-                .metricsDisabled()
-                .port(0)
                 .workerThreads(serverThreads)
                 .workerHost(s.workerHost)
-                .policePings(s.peerPingRules());
-        if (s.agesConnections() || s.actionBudget > 0) {
-            b.lifecycle(new ServerConfig.Lifecycle(Duration.ofNanos(s.maxAgeNanos), s.maxAgeJitter, s.maxAgeJitterMode,
-                    Duration.ofNanos(s.maxAgeGraceNanos), Duration.ZERO, Duration.ZERO, s.actionBudget));
-        }
+                .policePings(s.peerPingRules())
+                .lifecycle(s.lifecycle(impl));
         if (s.tickNanos > 0) {
             b.tick(Duration.ofNanos(s.tickNanos));
         }
-        return b.build();
+        return b;
     }
 
     private static void run(Spec spec, ParentLink link) throws Exception {
@@ -130,6 +130,7 @@ public final class LocalWorker {
         private CpuSample windowStart;
         private CpuSample windowEnd;
         private Map<String, Double> metricsAtEnd;
+        private Long drainRequested; // null: no drain
 
         Phases(Spec spec, ParentLink link, EchoPipeline echo, ClientDriver driver) {
             this.spec = spec;
@@ -173,6 +174,11 @@ public final class LocalWorker {
             phase.set("running");
             ParentLink.sleepUntil(start);
             windowStart = CpuSample.take(echo);
+            Scenario s = spec.scenario().scenario();
+            if (s.drains()) { // never before its moment: the clients judge a DRAIN goodbye before it premature
+                ParentLink.sleepUntil(start + s.drainDelayNanos());
+                drainRequested = (long) echo.monitor().drain(Duration.ofNanos(s.drainNanos)).get(10, TimeUnit.SECONDS);
+            }
             ParentLink.sleepUntil(end);
             windowEnd = CpuSample.take(echo);
             metricsAtEnd = ServerMetrics.of(echo);
@@ -196,7 +202,7 @@ public final class LocalWorker {
             return new ChildMessage.LocalServer(heapBefore, heapAfter, connectionsAtHeap, idleClosesAtHeap,
                     pingsAtHeap, b.serverCpu(a), echo.monitor() == null ? null : b.worker - a.worker,
                     b.process - a.process, afterConnect.serverCpu(beforeConnect), counters, echo.pingsSent(),
-                    echo.idleCloses(), echo.counters().openConnections(), metricsAtEnd);
+                    echo.idleCloses(), echo.counters().openConnections(), metricsAtEnd, drainRequested);
         }
     }
 

@@ -122,6 +122,7 @@ final class Report {
             f.addAll(r.checkFailures());
             f.addAll(r.closeReasonFailures(scenario));
             f.addAll(r.stormFailures(scenario));
+            f.addAll(r.drainFailures(scenario));
         }
         return f;
     }
@@ -292,6 +293,28 @@ final class Report {
                     r -> num(Histograms.maxMillis(r.client.lateness)) + " / "
                             + (r.serverProcesses > 0 && scenario.stormLatenessBoundNanos(r.serverProcesses) > 0
                             ? num(scenario.stormLatenessBoundNanos(r.serverProcesses) / 1e6) : "no budget"), null));
+        }
+        if (runs.stream().anyMatch(r -> r.client.connectedByRole[Role.STALLED.ordinal()] > 0)) {
+            rows.add(row("stalled: closed on time / connected (KiB written before stalling; read again)", runs,
+                    r -> Progress.count(r.client.stallCloses) + " / "
+                            + Progress.count(r.client.connectedByRole[Role.STALLED.ordinal()]) + " ("
+                            + Progress.count(r.client.stalledBytes / 1024) + "; " + r.client.stallsReadAgain + ")",
+                    null));
+            rows.add(row("stalled: close seen after their last write p50 / p99 / max (ms; --write-stall "
+                    + Scenario.format(scenario.writeStallNanos()) + ")", runs,
+                    r -> num(Histograms.percentileMillis(r.client.stallCloseTime, 50)) + " / "
+                            + num(Histograms.percentileMillis(r.client.stallCloseTime, 99)) + " / "
+                            + num(Histograms.maxMillis(r.client.stallCloseTime)), null));
+        }
+        if (scenario.drains()) {
+            rows.add(row("drain over " + Scenario.format(scenario.drainNanos) + ": drained / servers draining", runs,
+                    r -> Progress.count(r.client.drained) + " / "
+                            + (r.drainRequested == null ? "-" : Progress.count(r.drainRequested)), null));
+            rows.add(row("drain closes a second: peak / mean (peak/mean; limit)", runs,
+                    r -> r.client.drainCloses.peak() + " / " + num(r.client.drainCloses.mean()) + " ("
+                            + num(r.client.drainCloses.peakOverMean()) + "; " + r.drainPeakLimit(scenario) + ")",
+                    null));
+            rows.add(row("drain closes per second", runs, r -> r.client.drainCloses.series().toString(), null));
         }
         if (runs.stream().anyMatch(r -> r.serverMetrics.rttCount() > 0)) {
             rows.add(row("servers' ping RTT p50 / p99 / max (ms; samples)", runs, r -> r.serverMetrics.rttCount() == 0

@@ -44,7 +44,8 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             Map<String, Double> serverCountersInRun, int clientProcesses, Echoes echoes, Map<String, RoleCounts> byRole,
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
-            ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm) {
+            ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm,
+            Stalled stalled, Drain drain) {
     }
 
     /**
@@ -79,6 +80,28 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     record Storm(int budgetTotal, int budgetPerServer, int servers, Long allowedPerSecond, Rate actionsPerSecond,
             Rate closesPerSecond, Rate pingsPerSecond, Long deferredActions, Double worstDeferralMs,
             Double latenessMaxMs, Double latenessBoundMs) {
+    }
+
+    /**
+     * The stalled connections' (never reading, writing until unwritable): connections, bytes they wrote
+     * before stalling, closes seen, closes on time by servers that close write stalls (Heartbeat's), those
+     * still open the close window after their last write (they read again then, see
+     * {@code ClientLoop#wakeStalled}), and the time from each one's last write to the close it saw, in
+     * milliseconds. Null without stalled connections.
+     */
+    record Stalled(long connected, long bytesWritten, long closed, long closedOnTime, long readAgain,
+            double writeStallMs, Lateness closeAfterLastWriteMs) {
+    }
+
+    /**
+     * {@code --drain}: its window, when it started after the window's start, the connections the servers
+     * said they were draining (null: not known), the closes the clients saw as the drain's, those per
+     * second of the shared clock from the first to the last, their peak and mean (over those seconds),
+     * peak / mean, and the most a second may have for {@code --check} (1.5 x drained / window, plus one).
+     * Null without a drain.
+     */
+    record Drain(double windowMs, double startMs, Long draining, long drained, List<Long> perSecond, long peak,
+            Double mean, Double peakOverMean, long checkPeakLimit) {
     }
 
     /**

@@ -84,7 +84,19 @@ enum Role {
      * the longest plus the grace and {@link Scenario#AGE_LATENESS_NANOS}. The servers age every connection
      * when the mix has aged ones (Heartbeat only).
      */
-    AGED("aged", true);
+    AGED("aged", true),
+    /**
+     * A peer that stops reading but not the server's writing: it never reads (auto-read off from the
+     * connect), and writes lines from the connect on until its own channel is unwritable, which it
+     * becomes only once the server has stopped reading it (the demo server does when its echoes back up,
+     * {@code EchoHandler}); then it writes nothing more, for good. Its socket buffers are small, so that
+     * little backs up ({@link LineConnection#shrinkBuffers}). Heartbeat servers get
+     * {@code --write-stall} ({@link Scenario#writeStallNanos}) when the mix has stalled connections and
+     * must close each for {@code WRITE_STALL}, never before that long after its first line, and within
+     * {@link Scenario#stallDeadlineNanos} after its last; the goodbye cannot reach a peer that does not
+     * read, so the servers' counts are checked instead. Needs real sockets ({@code --transport tcp}).
+     */
+    STALLED("stalled", false);
 
     /** The name in {@code --mix} and in reports. */
     final String label;
@@ -120,8 +132,8 @@ enum Role {
     }
 
     /**
-     * Whether this role is one of the misbehaving peers (issue 12's, and the flooder) or the aged one,
-     * listed by {@link Mix} only when present.
+     * Whether this role is one of the misbehaving peers (issue 12's, the flooder and the stalled) or the
+     * aged one, listed by {@link Mix} only when present.
      */
     boolean isEdge() {
         return ordinal() > DYING.ordinal();

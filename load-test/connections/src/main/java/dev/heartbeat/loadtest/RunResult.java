@@ -48,6 +48,8 @@ final class RunResult {
     /** Where the machine's CPU went over the run window, the server threads' split; null if not measured. */
     CpuSplit cpu;
     long pingsSent = -1;
+    /** The connections the servers said they were draining ({@code --drain}), summed; null: no drain. */
+    Long drainRequested;
     long idleCloses = -1;
     int serverProcesses;
     int clientProcesses;
@@ -188,7 +190,7 @@ final class RunResult {
         }
         if (client.leftOpen > 0) {
             f.add(who + client.leftOpen + " connections due to be closed (silent, dying, half-open, flooders, "
-                    + "over-long lines) left open at the end");
+                    + "stalled, over-long lines, every one with --drain) left open");
         }
         if (client.unexpected > 0) {
             f.add(who + client.unexpected + " connections that should have stayed open were closed");
@@ -205,6 +207,11 @@ final class RunResult {
                 - client.goodbyesByRole[Role.FLOODER.ordinal()][ClientResult.goodbyeIndex(CloseReason.PING_ABUSE)];
         if (abuseOfOthers > 0) {
             f.add(who + abuseOfOthers + " connections of other roles than flooder were told " + CloseReason.PING_ABUSE);
+        }
+        long stallOfOthers = client.goodbyes(CloseReason.WRITE_STALL);
+        if (stallOfOthers > 0) { // a stalled connection does not read: it cannot be told
+            f.add(who + stallOfOthers + " connections of other roles than stalled were told "
+                    + CloseReason.WRITE_STALL);
         }
         if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
             f.add(who + "the server answered none of the " + client.floodPingsSent + " PINGs of the ping flood");
@@ -278,12 +285,18 @@ final class RunResult {
         // the most the clients saw in any one second.
         long ageSlack = s.agesConnections() ? client.reconnectsPerSecond.peak() : 0;
         if (s.expectedGoodbye() != null) {
+            // a stalled connection does not read: its close comes without the goodbye, for WRITE_STALL
+            // from Heartbeat, for idleness from the others
+            CloseReason stallReason = Scenario.HEARTBEAT.equals(impl) ? CloseReason.WRITE_STALL : s.idleCloseReason();
+            long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)];
             for (CloseReason r : CloseReason.values()) {
                 long server = serverMetrics.closes(r);
                 long told = client.goodbyes(r);
-                if (Math.abs(server - told) > (r == CloseReason.MAX_AGE ? ageSlack : 0)) {
+                long expected = told + (r == stallReason ? stallsUntold : 0);
+                if (Math.abs(server - expected) > (r == CloseReason.MAX_AGE ? ageSlack : 0)) {
                     f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
-                            + " " + told + " times");
+                            + " " + told + " times" + (r == stallReason && stallsUntold > 0 ? " and saw "
+                            + stallsUntold + " stalled connections closed" : ""));
                 }
             }
             return f;
@@ -297,15 +310,25 @@ final class RunResult {
         }
         long abuse = serverMetrics.closes(CloseReason.PING_ABUSE);
         long maxAge = serverMetrics.closes(CloseReason.MAX_AGE);
-        long other = serverMetrics.closesTotal() - serverMetrics.closes(r) - abuse - maxAge;
+        long drain = serverMetrics.closes(CloseReason.DRAIN);
+        long other = serverMetrics.closesTotal() - serverMetrics.closes(r) - abuse - maxAge - drain;
         if (other != 0) {
             f.add(who + "the servers counted " + other + " closes for other reasons than " + r
                     + (s.policesPings() ? " and " + CloseReason.PING_ABUSE : "")
-                    + (s.agesConnections() ? " and " + CloseReason.MAX_AGE : "") + ": " + serverMetrics.closes);
+                    + (s.agesConnections() ? " and " + CloseReason.MAX_AGE : "")
+                    + (s.drains() ? " and " + CloseReason.DRAIN : "") + ": " + serverMetrics.closes);
         }
         if (Math.abs(maxAge - aged) > ageSlack) {
             f.add(who + "the servers counted " + maxAge + " closes for " + CloseReason.MAX_AGE + ", the clients saw "
                     + aged + " max-age closes");
+        }
+        if (s.drains()) { // no goodbye: a close after the drain started may be the drain's or the role's own
+            if (serverMetrics.closes(r) + abuse + drain != seen + flooders) {
+                f.add(who + "the servers counted " + (serverMetrics.closes(r) + abuse + drain) + " closes for " + r
+                        + ", " + CloseReason.PING_ABUSE + " and " + CloseReason.DRAIN + ", the clients saw "
+                        + (seen + flooders));
+            }
+            return f;
         }
         if (serverMetrics.closes(r) != seen) {
             f.add(who + "the servers counted " + serverMetrics.closes(r) + " closes for " + r + ", the clients saw "
@@ -317,6 +340,40 @@ final class RunResult {
                     + CloseReason.PING_ABUSE + ", the clients saw " + flooders + " closes of flooders");
         }
         return f;
+    }
+
+    /**
+     * {@code --drain}: the drain must have closed what the servers said they were draining, and spread:
+     * no second of the clock with more than {@link #drainPeakLimit}. Nothing without a drain.
+     */
+    List<String> drainFailures(Scenario s) {
+        List<String> f = new ArrayList<>();
+        if (!s.drains()) {
+            return f;
+        }
+        String who = impl + "/" + transport + ": ";
+        if (drainRequested != null && drainRequested > 0 && client.drained == 0) {
+            f.add(who + "the servers said they were draining " + drainRequested + " connections, the clients saw "
+                    + "none closed by the drain");
+        }
+        long limit = drainPeakLimit(s);
+        if (client.drainCloses.peak() > limit) {
+            f.add(who + "the drain closed " + client.drainCloses.peak() + " connections in one second, more than "
+                    + limit + " (1.5 x its mean over the " + Scenario.format(s.drainNanos) + " window, plus one): "
+                    + client.drainCloses.series() + " a second");
+        }
+        return f;
+    }
+
+    /**
+     * The most drain closes one second of the clock may see: 1.5 x the window's mean (drained over the
+     * window in seconds), plus one. Channel i of n gets its slot (i + 1) / n of the way through the window,
+     * so a whole second holds n / window of them, one more where a slot falls on its edge; the clients see
+     * each close a dispatch after its slot, which can carry some into the next second. Half a second's
+     * closes more allows for that, not for a herd: everything at once is window-in-seconds x the mean.
+     */
+    long drainPeakLimit(Scenario s) {
+        return (long) Math.floor(1.5 * client.drained / (s.drainNanos / 1e9)) + 1;
     }
 
     /** The clients' goodbyes by reason ("none": closes without one) and the servers' closes by reason. */
@@ -367,7 +424,7 @@ final class RunResult {
         return v < 0 ? null : v;
     }
 
-    /** The run's JSON; {@code s}, the scenario, adds the max-age and storm objects (null: neither). */
+    /** The JSON of this run of {@code s}, with the objects of its max age, storm, stalled roles and drain. */
     ReportJson.Run toJson(Scenario s) {
         ClientResult c = client;
         Map<String, Double> counters = new LinkedHashMap<>();
@@ -406,7 +463,7 @@ final class RunResult {
                         c.junkLinesSent, c.junkEchoes),
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
                         round(heapSlopeBytesPerMinute())), floodersJson(),
-                s != null && s.agesConnections() ? agedJson(s) : null, s != null && s.storm ? stormJson(s) : null);
+                s.agesConnections() ? agedJson(s) : null, s.storm ? stormJson(s) : null, stalledJson(s), drainJson(s));
     }
 
     private ReportJson.Aged agedJson(Scenario s) {
@@ -434,6 +491,31 @@ final class RunResult {
                 serverMetrics.deferredActions < 0 ? null : serverMetrics.deferredActions,
                 round(serverMetrics.worstDeferralSeconds * 1e3), round(Histograms.maxMillis(client.lateness)),
                 budget && bound > 0 ? round(bound / 1e6) : null);
+    }
+
+    /** The stalled connections' counts and times to their close; null without any. */
+    private ReportJson.Stalled stalledJson(Scenario scenario) {
+        ClientResult c = client;
+        int i = Role.STALLED.ordinal();
+        if (c.connectedByRole[i] == 0) {
+            return null;
+        }
+        return new ReportJson.Stalled(c.connectedByRole[i], c.stalledBytes, c.closedByRole[i], c.stallCloses,
+                c.stallsReadAgain, round(scenario.writeStallNanos() / 1e6), new ReportJson.Lateness(
+                        round(Histograms.percentileMillis(c.stallCloseTime, 50)),
+                        round(Histograms.percentileMillis(c.stallCloseTime, 99)),
+                        round(Histograms.maxMillis(c.stallCloseTime)), c.stallCloseTime.getTotalCount()));
+    }
+
+    /** The drain's window, start, counts and closes per second; null without a drain. */
+    private ReportJson.Drain drainJson(Scenario scenario) {
+        if (!scenario.drains()) {
+            return null;
+        }
+        PerSecond p = client.drainCloses;
+        return new ReportJson.Drain(round(scenario.drainNanos / 1e6), round(scenario.drainDelayNanos() / 1e6),
+                drainRequested, client.drained, p.series(), p.peak(), round(p.mean()), round(p.peakOverMean()),
+                drainPeakLimit(scenario));
     }
 
     /** The flooders' counts, and the time from each one's latest ping to its close. */

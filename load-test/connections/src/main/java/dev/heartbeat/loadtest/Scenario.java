@@ -150,6 +150,10 @@ final class Scenario {
     final boolean storm;
     /** The servers' action budget over all of them, actions a second ({@code --action-budget}); 0: none. */
     final int actionBudget;
+    /** The Heartbeat servers' {@code --write-stall} as given ({@code --write-stall}), or 0: derived. */
+    final long givenWriteStallNanos;
+    /** {@code --drain}: the window of the servers' drain late in the run, or 0: no drain. */
+    final long drainNanos;
 
     private Scenario(Builder b) {
         this.connections = b.connections;
@@ -174,6 +178,8 @@ final class Scenario {
         this.maxAgeGraceNanos = b.maxAgeGraceNanos;
         this.storm = b.storm;
         this.actionBudget = b.actionBudget;
+        this.givenWriteStallNanos = b.writeStallNanos;
+        this.drainNanos = b.drainNanos;
     }
 
     static Builder builder() {
@@ -321,6 +327,69 @@ final class Scenario {
         return quietLimitNanos() / 2;
     }
 
+    /** Whether the mix has {@link Role#STALLED} connections, so that Heartbeat servers get {@code --write-stall}. */
+    boolean hasStalled() {
+        return mix.percent(Role.STALLED) > 0;
+    }
+
+    /**
+     * The Heartbeat servers' {@code --write-stall}: as given, else a quarter of the quiet limit, so that
+     * a stalled connection's write-stall close (within 1.25 x this of its last progress) comes long before
+     * an idle close could be due (the close window after the server's last read of it).
+     */
+    long writeStallNanos() {
+        return givenWriteStallNanos > 0 ? givenWriteStallNanos : quietLimitNanos() / 4;
+    }
+
+    /**
+     * How long after its last write a stalled connection must be closed under Heartbeat, at the latest:
+     * the close window. The guard closes between 1 and 1.25 x {@link #writeStallNanos} after the server's
+     * last progress on its echoes, which the client cannot see: the server may still make some after the
+     * client's last write (reading what is queued, its socket send buffer growing); a run on 2 shared cores
+     * saw closes up to about 4 x a 100 ms write stall after it. A server that does not close write stalls
+     * can only close it for idleness, the close window after its last read of it, so not by then.
+     */
+    long stallDeadlineNanos() {
+        return closeWindowNanos();
+    }
+
+    /** The lifecycle settings of one server process of {@code impl} ({@link #lifecycle(String, int)}). */
+    ServerConfig.Lifecycle lifecycle(String impl) {
+        return lifecycle(impl, 1);
+    }
+
+    /**
+     * The lifecycle settings of each of {@code servers} Heartbeat processes: the max age when the mix has
+     * aged connections, the write stall when it has stalled ones, each process's share of the action
+     * budget; none for the other impls (they have no such settings).
+     */
+    ServerConfig.Lifecycle lifecycle(String impl, int servers) {
+        ServerConfig.Lifecycle none = ServerConfig.Lifecycle.NONE;
+        boolean ages = agesConnections();
+        if (!HEARTBEAT.equals(impl) || !(ages || hasStalled() || actionBudget > 0)) {
+            return none;
+        }
+        return new ServerConfig.Lifecycle(ages ? Duration.ofNanos(maxAgeNanos) : none.maxAge(),
+                ages ? maxAgeJitter : none.maxAgeJitter(), ages ? maxAgeJitterMode : none.jitterMode(),
+                ages ? Duration.ofNanos(maxAgeGraceNanos) : none.maxAgeGrace(),
+                hasStalled() ? Duration.ofNanos(writeStallNanos()) : none.writeStall(), none.maxUnwritable(),
+                actionBudget > 0 ? actionBudgetPerServer(servers) : none.actionBudget());
+    }
+
+    /** Whether the harness drains the servers in the run ({@code --drain}). */
+    boolean drains() {
+        return drainNanos > 0;
+    }
+
+    /**
+     * When the drain starts, after the run window's start: as late as leaves its whole window and a
+     * grace before the end, so that the run measures as usual until then and every drain close is due
+     * a grace before the end.
+     */
+    long drainDelayNanos() {
+        return durationNanos - graceNanos() - drainNanos;
+    }
+
     /**
      * How the servers police peer pings, or null if they do not ({@link #policesPings}): permitted
      * without traffic, since the pong and dying connections' keep-alives carry none.
@@ -394,6 +463,11 @@ final class Scenario {
         if (role == Role.AGED) {
             return false; // its max-age closes are judged apart (ClientLoop), and it reconnects after each
         }
+        if (role == Role.STALLED) {
+            // Heartbeat: for WRITE_STALL; IdleStateHandler has no write-stall deadline, but a stalled
+            // connection is silent from its last write on: closed for idleness
+            return !NONE.equals(impl);
+        }
         if (role == Role.FLOODER) {
             return true; // the ping policing needs no timer: every idle impl has it
         }
@@ -441,16 +515,17 @@ final class Scenario {
         return protocol == ServerConfig.Protocol.MQTT ? closeWindowNanos() : idleTimeoutNanos;
     }
 
-    /** The settings as one server process must be started with, for the demo server's flags. */
+    /** The settings as one Heartbeat server process must be started with, for the demo server's flags. */
     String[] serverFlags() {
-        return serverFlags(1);
+        return serverFlags(HEARTBEAT, 1);
     }
 
     /**
-     * The settings as each of {@code servers} processes must be started with, for the demo server's flags
-     * (each gets its share of the action budget).
+     * The settings as each of {@code servers} processes of {@code impl} must be started with, for the demo
+     * server's flags: Heartbeat's also get their {@link #lifecycle} (max age, write stall, each its share of
+     * the action budget); the others have no such settings and refuse the flags.
      */
-    String[] serverFlags(int servers) {
+    String[] serverFlags(String impl, int servers) {
         List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString(), "--policy",
                 serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
                 nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
@@ -459,13 +534,15 @@ final class Scenario {
         if (tickNanos > 0) {
             flags.addAll(List.of("--tick", nanos(tickNanos)));
         }
-        if (agesConnections()) {
-            flags.addAll(List.of("--max-age", nanos(maxAgeNanos), "--max-age-jitter", Double.toString(maxAgeJitter),
-                    "--max-age-jitter-mode", maxAgeJitterMode.name().toLowerCase(Locale.ROOT), "--max-age-grace",
-                    nanos(maxAgeGraceNanos)));
+        ServerConfig.Lifecycle life = lifecycle(impl, servers);
+        if (!life.maxAge().isZero()) {
+            flags.addAll(List.of("--max-age", nanos(life.maxAge().toNanos()), "--max-age-jitter",
+                    Double.toString(life.maxAgeJitter()), "--max-age-jitter-mode",
+                    life.jitterMode().name().toLowerCase(Locale.ROOT), "--max-age-grace",
+                    nanos(life.maxAgeGrace().toNanos())));
         }
-        if (actionBudget > 0) {
-            flags.addAll(List.of("--action-budget", Integer.toString(actionBudgetPerServer(servers))));
+        if (life.actionBudget() > 0) {
+            flags.addAll(List.of("--action-budget", Integer.toString(life.actionBudget())));
         }
         ServerConfig.PeerPingRules rules = peerPingRules();
         if (rules != null) {
@@ -474,6 +551,9 @@ final class Scenario {
             if (rules.permitWithoutTraffic()) {
                 flags.add("--permit-pings-without-traffic");
             }
+        }
+        if (!life.writeStall().isZero()) {
+            flags.addAll(List.of("--write-stall", nanos(life.writeStall().toNanos())));
         }
         return flags.toArray(new String[0]);
     }
@@ -498,7 +578,8 @@ final class Scenario {
     record Settings(int connections, String mix, String policy, long idleTimeoutNs, long pingIntervalNs,
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
             String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe, long maxAgeNs,
-            double maxAgeJitter, String maxAgeJitterMode, long maxAgeGraceNs, boolean storm, int actionBudget) {
+            double maxAgeJitter, String maxAgeJitterMode, long maxAgeGraceNs, boolean storm, int actionBudget,
+            long writeStallNs, long drainNs) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -511,7 +592,7 @@ final class Scenario {
                     .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).maxAgeNanos(maxAgeNs)
                     .maxAgeJitter(maxAgeJitter).maxAgeJitterMode(JitterMode.valueOf(maxAgeJitterMode.toUpperCase(
                             Locale.ROOT))).maxAgeGraceNanos(maxAgeGraceNs).storm(storm).actionBudget(actionBudget)
-                    .build();
+                    .writeStallNanos(writeStallNs).drainNanos(drainNs).build();
         }
     }
 
@@ -519,7 +600,8 @@ final class Scenario {
         return new Settings(connections, mix.toString(), policy.toString(), idleTimeoutNanos, pingIntervalNanos,
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
                 workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString(), maxAgeNanos,
-                maxAgeJitter, maxAgeJitterMode.name().toLowerCase(Locale.ROOT), maxAgeGraceNanos, storm, actionBudget);
+                maxAgeJitter, maxAgeJitterMode.name().toLowerCase(Locale.ROOT), maxAgeGraceNanos, storm, actionBudget,
+                givenWriteStallNanos, drainNanos);
     }
 
     /**
@@ -544,6 +626,13 @@ final class Scenario {
         }
         if (actionBudget > 0) {
             s.append("; action budget ").append(actionBudget).append("/s over the servers");
+        }
+        if (hasStalled()) {
+            s.append("; heartbeat servers close write stalls of ").append(format(writeStallNanos()));
+        }
+        if (drains()) {
+            s.append("; drained over ").append(format(drainNanos)).append(" from ").append(format(drainDelayNanos()))
+                    .append(" into the window");
         }
         return s.toString();
     }
@@ -586,6 +675,8 @@ final class Scenario {
         private long maxAgeGraceNanos = -1;
         private boolean storm;
         private int actionBudget;
+        private long writeStallNanos;
+        private long drainNanos;
 
         Builder connections(int n) {
             this.connections = n;
@@ -700,6 +791,18 @@ final class Scenario {
             return this;
         }
 
+        /** The Heartbeat servers' {@code --write-stall} when the mix has stalled connections; 0: derived. */
+        Builder writeStallNanos(long n) {
+            this.writeStallNanos = n;
+            return this;
+        }
+
+        /** The drain's window; 0: no drain. */
+        Builder drainNanos(long n) {
+            this.drainNanos = n;
+            return this;
+        }
+
         /**
          * The scenario.
          *
@@ -751,7 +854,49 @@ final class Scenario {
                 throw new IllegalArgumentException(s.tooShort());
             }
             requireFloodersFit(s);
+            requireStallFits(s);
+            requireDrainFits(s);
             return s;
+        }
+
+        /** A write stall must be closed well before an idle close of the stalled connection could be due. */
+        private void requireStallFits(Scenario s) {
+            if (writeStallNanos < 0 || (writeStallNanos > 0 && writeStallNanos < TimeUnit.MILLISECONDS.toNanos(1))) {
+                throw new IllegalArgumentException("--write-stall must be at least 1ms: " + format(writeStallNanos));
+            }
+            if (writeStallNanos > 0 && !s.hasStalled()) {
+                throw new IllegalArgumentException("--write-stall " + format(writeStallNanos) + " is for the "
+                        + Role.STALLED + " role: give --mix with " + Role.STALLED + "=N, or no --write-stall");
+            }
+            if (s.hasStalled() && s.writeStallNanos() > s.closeWindowNanos() / 3) {
+                throw new IllegalArgumentException("--write-stall " + format(s.writeStallNanos()) + ": a stalled "
+                        + "connection must be closed for WRITE_STALL well before an idle close of it could be due (the "
+                        + "close window, " + format(s.closeWindowNanos()) + "): give a --write-stall of at most a "
+                        + "third of it, " + format(s.closeWindowNanos() / 3));
+            }
+        }
+
+        /** The drain's window must fit in the run window, a second in and a grace before the end. */
+        private void requireDrainFits(Scenario s) {
+            if (drainNanos == 0) {
+                return;
+            }
+            long second = TimeUnit.SECONDS.toNanos(1);
+            if (drainNanos < second) {
+                throw new IllegalArgumentException("--drain must be at least 1s (its closes are counted per second): "
+                        + format(drainNanos));
+            }
+            if (s.drainDelayNanos() < second) {
+                throw new IllegalArgumentException("--drain " + format(drainNanos) + " does not fit in --duration "
+                        + format(durationNanos) + ": the drain starts 1s into the run window at the earliest and "
+                        + "its window must end " + format(s.graceNanos()) + " (the grace) before the run does; give "
+                        + "--drain " + format(durationNanos - s.graceNanos() - second) + " or less, or --duration "
+                        + format(drainNanos + s.graceNanos() + second) + " or more");
+            }
+            if (churnPerSecond > 0) {
+                throw new IllegalArgumentException("--drain with --churn-rate " + churnPerSecond + ": connections "
+                        + "opened during a drain are not drained; give one or the other");
+            }
         }
 
         /** Flooders: a ping flood next to them would be policed too, and the servers' interval must be 1ms. */

@@ -51,6 +51,28 @@ final class ServerProbe {
         }
     }
 
+    /**
+     * Asks the server to drain: {@code POST /drain?window=...}, every connection closed over the window.
+     *
+     * @return the connections it is draining
+     * @throws IOException if the endpoint does not answer as the demo server does (409: not Heartbeat)
+     */
+    long drain(Duration window) throws IOException, InterruptedException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/drain?window=" + window.toMillis() + "ms"))
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build();
+        String body = send(req);
+        try {
+            return JsonCodec.read(body.trim(), Drain.class).draining();
+        } catch (IllegalArgumentException e) {
+            throw new IOException(base + "/drain answered no drain JSON: " + JsonCodec.abbreviate(body), e);
+        }
+    }
+
+    /** What {@code /drain} answers. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Drain(long draining, long windowMs) {
+    }
+
     /** The server's metrics now. */
     Map<String, Double> metrics() throws IOException, InterruptedException {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/metrics")).timeout(Duration.ofSeconds(30))

@@ -197,6 +197,9 @@ final class TcpCoordinator {
             if (plan.scenario.churnPerSecond > 0 && !probes.isEmpty()) {
                 sampleHeap(start, end);
             }
+            if (plan.scenario.drains()) {
+                drain(start);
+            }
             followRun(label, clients, servers, start, end);
             ParentLink.sleepUntil(end);
             result.cpu(CpuSplit.between(cpu0, CpuSplit.Snapshot.take(pids), pids));
@@ -232,6 +235,24 @@ final class TcpCoordinator {
                     + "connections; server CPU %s s, Heartbeat worker %s s since the window started", label,
                     Report.num(h.seconds()), Report.num(heap / 1e6), Progress.count(connections[0]),
                     Report.num(serverCpu), Report.num(workerCpu)));
+        }
+
+        /**
+         * {@code --drain}: at its moment, asks every server to drain over the window (never before: the
+         * clients judge a DRAIN goodbye before it premature), all at once from one thread each.
+         */
+        private void drain(long start) throws IOException, InterruptedException {
+            long at = start + plan.scenario.drainDelayNanos();
+            followRun(label, clients, servers, start, at);
+            ParentLink.sleepUntil(at);
+            java.time.Duration window = java.time.Duration.ofNanos(plan.scenario.drainNanos);
+            long draining = 0;
+            for (long n : onEveryServer(probes, "POST /drain", p -> p.drain(window))) {
+                draining += n;
+            }
+            result.drainRequested = draining;
+            progress.println(String.format(Locale.ROOT, "%s: drain asked of %d servers: %s connections over %s",
+                    label, probes.size(), Progress.count(draining), Scenario.format(plan.scenario.drainNanos)));
         }
 
         /** Merges the clients' results and the servers' CPU and counters over the window. */
@@ -297,7 +318,7 @@ final class TcpCoordinator {
             cmd.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port), "--metrics-port",
                     Integer.toString(metricsPort), "--idle-impl", impl, "--worker-threads",
                     Integer.toString(plan.serverThreads), "--stop-with-parent"));
-            cmd.addAll(List.of(plan.scenario.serverFlags(layout.servers)));
+            cmd.addAll(List.of(plan.scenario.serverFlags(impl, layout.servers)));
             servers.add(ChildProcess.start(impl + "-server-" + i, cmd,
                     plan.out.resolve("logs").resolve(impl + "-tcp-server-" + i + ".log")));
             echo.add("127.0.0.1:" + port);
@@ -383,13 +404,30 @@ final class TcpCoordinator {
      * to {@code connections[0]}.
      */
     private static long gc(List<ServerProbe> probes, long[] connections) throws IOException, InterruptedException {
-        List<CompletableFuture<ServerProbe.Heap>> all = new ArrayList<>();
-        // One thread per server: the requests block while the servers collect.
-        ExecutorService pool = Executors.newFixedThreadPool(probes.size());
+        long heap = 0;
+        for (ServerProbe.Heap h : onEveryServer(probes, "POST /debug/gc", ServerProbe::gc)) {
+            heap += h.heapUsedBytes();
+            if (connections != null) {
+                connections[0] += h.connections();
+            }
+        }
+        return heap;
+    }
+
+    /** A request to one server's HTTP endpoint. */
+    private interface ProbeCall<T> {
+        T on(ServerProbe p) throws IOException, InterruptedException;
+    }
+
+    /** Makes {@code call} on every server at once, one thread each (the requests may block a while), in order. */
+    private static <T> List<T> onEveryServer(List<ServerProbe> probes, String what, ProbeCall<T> call)
+            throws IOException, InterruptedException {
+        List<CompletableFuture<T>> all = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, probes.size()));
         for (ServerProbe p : probes) {
             all.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    return p.gc();
+                    return call.on(p);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 } catch (InterruptedException e) {
@@ -399,23 +437,18 @@ final class TcpCoordinator {
             }, pool));
         }
         pool.shutdown();
-        long heap = 0;
-        for (CompletableFuture<ServerProbe.Heap> f : all) {
-            ServerProbe.Heap h;
+        List<T> out = new ArrayList<>();
+        for (CompletableFuture<T> f : all) {
             try {
-                h = f.get();
+                out.add(f.get());
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UncheckedIOException) {
                     throw ((UncheckedIOException) e.getCause()).getCause();
                 }
-                throw new IOException("POST /debug/gc failed", e.getCause());
-            }
-            heap += h.heapUsedBytes();
-            if (connections != null) {
-                connections[0] += h.connections();
+                throw new IOException(what + " failed", e.getCause());
             }
         }
-        return heap;
+        return out;
     }
 
     private static List<Map<String, Double>> metrics(List<ServerProbe> probes)
@@ -463,16 +496,13 @@ final class TcpCoordinator {
     }
 
     /**
-     * Connections the server closed for idleness or unanswered pings (not for over-long lines, nor by
-     * the ping policing, nor for their max age).
+     * Connections the server closed for idleness or unanswered pings (not for over-long lines, by the
+     * ping policing, by Heartbeat's lifecycle guards or by a drain).
      */
     static long idleCloses(Map<String, Double> m) {
         long sum = 0;
-        for (Map.Entry<String, Double> e : m.entrySet()) {
-            if (e.getKey().startsWith(CLOSED + "{") && !e.getKey().contains("max_line")
-                    && !e.getKey().contains("ping_abuse") && !e.getKey().contains("max_age")) {
-                sum += e.getValue().longValue();
-            }
+        for (String reason : new String[] {"reader_idle", "writer_idle", "all_idle", "ping_timeout"}) {
+            sum += m.getOrDefault(CLOSED + "{reason=\"" + reason + "\"}", 0.0).longValue();
         }
         return sum;
     }
@@ -499,7 +529,7 @@ final class TcpCoordinator {
         String police = info.getOrDefault("police_pings", "off"); // servers from before --police-pings do not
         if (plan.scenario.policesPings() && "off".equals(police)) {
             throw new IllegalArgumentException("--target servers do not police pings, and the mix has flooders: "
-                    + "start them with " + String.join(" ", plan.scenario.serverFlags()));
+                    + "start them with " + String.join(" ", plan.scenario.serverFlags(impl, 1)));
         }
     }
 

@@ -36,7 +36,13 @@ enum Verdict {
      * Closed for its maximum age later than the longest age the jitter allows plus the grace and
      * {@link Scenario#AGE_LATENESS_NANOS}.
      */
-    LATE;
+    LATE,
+    /**
+     * Closed by the servers' drain ({@code --drain}): told {@code DRAIN} (or, for MQTT, which has no
+     * goodbye, any close after the drain started), after the drain started. The expected end of every
+     * connection still open then, whatever its role.
+     */
+    DRAINED;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -102,6 +108,14 @@ enum Verdict {
             return LATE;
         }
         return expectedReason ? ON_TIME : WRONG_REASON;
+    }
+
+    /**
+     * The verdict on a close by the drain: drained if the drain had started ({@code started}) when the
+     * client saw it, else premature (no correct server drains before it is asked to).
+     */
+    static Verdict ofDrainClose(boolean started) {
+        return started ? DRAINED : PREMATURE;
     }
 
     /** The verdict on a connection still open at the end of the run. */

@@ -31,7 +31,7 @@ class CommandLineFuzzTest {
         "--connect-rate", "--server-heap", "--client-heap", "--jvm-arg", "--server-threads", "--client-threads",
         "--max-connections-per-process", "--base-port", "--tick", "--target", "--target-metrics", "--seed", "--out",
         "--check", "--demo-server-jar", "--probe", "--max-age", "--max-age-jitter", "--max-age-jitter-mode",
-        "--max-age-grace", "--storm", "--action-budget"};
+        "--max-age-grace", "--storm", "--action-budget", "--write-stall", "--drain"};
     private static final String[] VALUES = {"", " ", "0", "-1", "1", "2", "3", "100", "2000", "65535", "65536",
         "2147483647", "2147483648", "-9223372036854775808", "1ms", "0ms", "-5s", "3s", "10s", "30s", "2m", "1h",
         "99999999999999d", "1.5s", "10 s", "s", "NaN", "Infinity", "-Infinity", "1e3", "1e400", "0x10", "0.0001",

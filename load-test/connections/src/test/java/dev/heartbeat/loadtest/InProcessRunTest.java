@@ -65,13 +65,27 @@ class InProcessRunTest {
 
     private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler)
             throws Exception {
-        return run(s, expectedImpl, serverChildHandler, () -> { });
+        return run(s, expectedImpl, serverChildHandler, () -> { }, null);
     }
 
-    /** A run; {@code atEnd} runs when the window ends, before the clients finish (as a local run reads its server). */
-    @SuppressWarnings("deprecation") // DefaultEventLoopGroup, deprecated in Netty 4.2 only
     private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler,
             Runnable atEnd) throws Exception {
+        return run(s, expectedImpl, serverChildHandler, atEnd, null);
+    }
+
+    private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler,
+            EchoPipeline drained) throws Exception {
+        return run(s, expectedImpl, serverChildHandler, () -> { }, drained);
+    }
+
+    /**
+     * A run; {@code atEnd} runs when the window ends, before the clients finish (as a local run reads its
+     * server); with {@code --drain}, {@code drained}'s monitor (if not null) is drained at the moment the
+     * harness would.
+     */
+    @SuppressWarnings("deprecation") // DefaultEventLoopGroup, deprecated in Netty 4.2 only
+    private static ClientResult run(Scenario s, String expectedImpl, ChannelHandler serverChildHandler,
+            Runnable atEnd, EchoPipeline drained) throws Exception {
         EventLoopGroup boss = new DefaultEventLoopGroup(1);
         EventLoopGroup workers = new DefaultEventLoopGroup(2);
         EventLoopGroup clients = new DefaultEventLoopGroup(2);
@@ -85,6 +99,10 @@ class InProcessRunTest {
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
             long end = start + s.durationNanos;
             driver.startRun(start, end);
+            if (drained != null) {
+                ParentLink.sleepUntil(start + s.drainDelayNanos());
+                drained.monitor().drain(java.time.Duration.ofNanos(s.drainNanos)).get(5, TimeUnit.SECONDS);
+            }
             ParentLink.sleepUntil(end);
             atEnd.run();
             ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(5));
@@ -297,6 +315,41 @@ class InProcessRunTest {
             assertTrue(run.stormActions().peak() <= 1_010, run.client.closesPerSecond.toString());
             assertTrue(run.serverMetrics.deferredActions >= 1_000 - 1_010 / 2, "deferred: "
                     + run.serverMetrics.deferredActions);
+        } finally {
+            host.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code --drain 1s} late in a 4 s window: every connection still open then (active, pong, the silent
+     * and dying ones not closed yet) closed told DRAIN, none before the drain, spread over the second;
+     * the servers count as many DRAIN closes as the clients were told.
+     */
+    @Test
+    void aDrainClosesEveryConnectionLeftToldDrainAndSpread() throws Exception {
+        Scenario s = Scenario.builder().connections(CONNECTIONS).policy(Scenario.Policy.PING)
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(100)).pingTimeoutNanos(TimeUnit.MILLISECONDS
+                        .toNanos(50)).maxMissedPings(2).activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(4_000)).drainNanos(TimeUnit.SECONDS.toNanos(1)).build();
+        assertEquals(TimeUnit.SECONDS.toNanos(1), s.drainDelayNanos());
+        EventLoopGroup host = newHost();
+        try (EchoPipeline echo = EchoPipeline.create(LocalWorker.serverConfig(s, Scenario.HEARTBEAT, 2),
+                host.next())) {
+            RunResult run = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, s.connections);
+            run.client = run(s, Scenario.HEARTBEAT, echo.initializer(), echo);
+            run.serverMetrics.add(ServerMetrics.of(echo));
+            ClientResult r = run.client;
+            Map<Role, Integer> counts = s.mix.counts(s.connections);
+            assertEquals(s.connections, r.connected);
+            assertEquals(List.of(), run.checkFailures(), r.failureSamples.toString());
+            assertEquals(List.of(), run.closeReasonFailures(s));
+            assertEquals(List.of(), run.drainFailures(s));
+            assertEquals(r.drained, r.goodbyes(CloseReason.DRAIN));
+            assertTrue(r.drained >= counts.get(Role.ACTIVE) + counts.get(Role.PONG), "the ones that stay open, "
+                    + "at least: " + r.drained);
+            assertEquals(r.drained, r.drainCloses.total());
+            assertEquals(s.connections, r.closedByRole[Role.ACTIVE.ordinal()] + r.closedByRole[Role.SILENT.ordinal()]
+                    + r.closedByRole[Role.PONG.ordinal()] + r.closedByRole[Role.DYING.ordinal()], "none left open");
         } finally {
             host.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }

@@ -54,7 +54,7 @@ class LoadTestCommandTest {
             "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
             "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
             "too_many_pings", "aged", "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace",
-            "MAX_AGE", "--storm", "--action-budget"}) {
+            "MAX_AGE", "--storm", "--action-budget", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -97,6 +97,13 @@ class LoadTestCommandTest {
         assertRefused("(--probe mqtt: 1.5 x --ping-interval 40s = 1m)", "--probe", "mqtt", "--duration", "40s");
         assertRefused("--mix pingflood=25 with flooder=25: with flooders the servers police peer pings",
                 "--mix", "silent=50,pingflood=25,flooder=25");
+        assertRefused("--mix stalled=10 needs --transport tcp: a stalled connection backs the server's echoes up "
+                + "into socket buffers", "--transport", "local", "--mix", "silent=90,stalled=10");
+        assertRefused("--drain 4s is Heartbeat's (POST /drain answers 409 under other idle impls): give --compare "
+                + "heartbeat, not heartbeat,netty", "--drain", "4s", "--duration", "100s");
+        assertRefused("--drain 4s is Heartbeat's", "--drain", "4s", "--compare", "none");
+        assertRefused("--drain with --target needs --target-metrics", "--drain", "4s", "--compare", "heartbeat",
+                "--target", "127.0.0.1:7000");
     }
 
     @Test

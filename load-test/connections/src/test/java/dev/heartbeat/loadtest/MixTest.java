@@ -120,11 +120,17 @@ class MixTest {
     }
 
     @Test
-    void theRolesOfALaterIssueAreNotTakenAndTheErrorListsEveryRole() {
-        for (String reserved : new String[] {"stalled"}) {
-            assertMessage("unknown connection role '" + reserved + "': expected one of active, silent, pong, dying, "
-                    + "trickle, pingflood, halfopen, longline, junk, flooder, aged", reserved + "=100");
-        }
+    void anUnknownRoleIsRefusedAndTheErrorListsEveryRole() {
+        assertMessage("unknown connection role 'sleepy': expected one of active, silent, pong, dying, trickle, "
+                + "pingflood, halfopen, longline, junk, flooder, aged, stalled", "sleepy=100");
+    }
+
+    @Test
+    void theStalledIsALineOnlyEdgeRole() {
+        assertEquals("active=0,silent=90,pong=0,dying=0,stalled=10", Mix.parse("silent=90,Stalled=10").toString(),
+                "listed when present");
+        assertTrue(Role.STALLED.isEdge() && Role.STALLED.speaksLinesOnly(), "its backlog is lines; HTTP/2 would "
+                + "hold it in its flow control, out of the outbound buffer the write-stall guard watches");
     }
 
     @Test

@@ -66,7 +66,10 @@ class ReportTest {
     }
 
     static Report report(List<RunResult> results) {
-        Scenario s = Scenario.builder().connections(1000).build();
+        return report(Scenario.builder().connections(1000).build(), results);
+    }
+
+    static Report report(Scenario s, List<RunResult> results) {
         RunPlan plan = new RunPlan(s, RunPlan.TCP, List.of(Scenario.HEARTBEAT, Scenario.NETTY), Path.of("out"), "512m",
                 "512m", List.of(), 2, 1, 5000, 18000, 20000, List.of(), List.of(), null, null);
         return new Report(s, plan, results, "java -jar load-test.jar --connections 1000", "2026-01-01T00:00:00Z", 60,
@@ -139,7 +142,7 @@ class ReportTest {
         assertTrue(failures.get(0).contains("heartbeat/tcp: 2 premature closes (the earliest 2.5 ms before"),
                 failures.get(0));
         assertTrue(failures.get(1).contains("netty/tcp: 3 connections due to be closed (silent, dying, half-open, "
-                + "flooders, over-long lines) left open"), failures.get(1));
+                + "flooders, stalled, over-long lines, every one with --drain) left open"), failures.get(1));
         assertFalse(report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10))).checkFailures().iterator()
                 .hasNext());
     }
@@ -219,5 +222,68 @@ class ReportTest {
         assertTrue(md.contains("| flooders: closed for PING_ABUSE / connected (pings sent) | 100 / 100 (300) |"), md);
         assertTrue(md.contains("| flooders: close after their latest ping p50 / p99 / max (ms) | 50.0 / 99.0 / 100 |"),
                 md);
+    }
+
+    @Test
+    void theDrainsCloseRateAndTheStalledClosesAreInTheJsonAndTheTableAndABurstFailsTheCheck(@TempDir Path dir)
+            throws Exception {
+        long sec = 1_000_000_000L;
+        Scenario s = Scenario.builder().connections(1000).mix(Mix.parse("silent=30,active=60,stalled=10"))
+                .drainNanos(4 * sec).build();
+        RunResult r = result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10);
+        ClientResult c = r.client;
+        int st = Role.STALLED.ordinal();
+        c.connectedByRole[st] = 100;
+        c.closedByRole[st] = 100;
+        c.stallCloses = 100;
+        c.stalledBytes = 100 * 160 * 1024;
+        c.goodbyesByRole[st][ClientResult.goodbyeIndex(null)] = 100;
+        for (int i = 1; i <= 100; i++) {
+            Histograms.recordNanos(c.stallCloseTime, (long) (s.writeStallNanos() * (1 + i / 400.0)));
+        }
+        r.drainRequested = 600L;
+        c.drained = 600;
+        c.goodbyesByRole[Role.ACTIVE.ordinal()][CloseReason.DRAIN.ordinal()] = 600;
+        long[] perSecond = {60, 150, 150, 150, 90};
+        for (int i = 0; i < perSecond.length; i++) {
+            for (long n = 0; n < perSecond[i]; n++) {
+                c.drainCloses.record(100 * sec + i * sec + n);
+            }
+        }
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"write_stall\"} 100\n"
+                + "demo_connections_closed_total{reason=\"drain\"} 600\n"));
+        Report report = report(s, List.of(r));
+        assertEquals(List.of(), report.checkFailures());
+        JsonNode hb = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
+                .get(Scenario.HEARTBEAT).get("tcp");
+        JsonNode drain = hb.get("drain");
+        assertEquals(4000.0, drain.get("window_ms").asDouble(), 1e-9);
+        assertEquals(600, drain.get("drained").asLong());
+        assertEquals(600, drain.get("draining").asLong());
+        assertEquals("[60,150,150,150,90]", drain.get("per_second").toString());
+        assertEquals(150, drain.get("peak").asLong());
+        assertEquals(120.0, drain.get("mean").asDouble(), 1e-9, "over the 5 seconds it touched");
+        assertEquals(226, drain.get("check_peak_limit").asLong(), "1.5 x 600 / 4 s, plus one");
+        JsonNode stalled = hb.get("stalled");
+        assertEquals(100, stalled.get("closed_on_time").asLong());
+        assertEquals(100, stalled.get("close_after_last_write_ms").get("count").asLong());
+        assertEquals(100, hb.get("close_reasons").get("counted_by_servers").get("WRITE_STALL").asLong());
+        report.write(dir);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("| drain over 4s: drained / servers draining | 600 / 600 |"), md);
+        assertTrue(md.contains("| drain closes a second: peak / mean (peak/mean; limit) | 150 / 120 (1.25; 226) |"),
+                md);
+        assertTrue(md.contains("| stalled: closed on time / connected (KiB written before stalling; read again) "
+                + "| 100 / 100 (16,000; 0) |"), md);
+
+        for (long n = 0; n < 400; n++) {
+            c.drainCloses.record(100 * sec + 2 * sec + n); // a herd: 550 in one second
+        }
+        assertTrue(report.checkFailures().contains("heartbeat/tcp: the drain closed 550 connections in one second, "
+                + "more than 226 (1.5 x its mean over the 4s window, plus one): [60, 150, 550, 150, 90] a second"),
+                report.checkFailures().toString());
+        c.goodbyesByRole[Role.ACTIVE.ordinal()][CloseReason.WRITE_STALL.ordinal()] = 1;
+        assertTrue(report.checkFailures().contains("heartbeat/tcp: 1 connections of other roles than stalled were "
+                + "told WRITE_STALL"), report.checkFailures().toString());
     }
 }

@@ -48,6 +48,8 @@ class ServerMetricNamesTest {
             assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"ping_timeout\"}");
             assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"max_line\"}");
             assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"ping_abuse\"}");
+            assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"write_stall\"}");
+            assertSampled(before, TcpCoordinator.CLOSED + "{reason=\"drain\"}");
             assertEquals(0, TcpCoordinator.idleCloses(before));
 
             Map<String, String> info = TcpCoordinator.serverInfo(before);
@@ -74,6 +76,7 @@ class ServerMetricNamesTest {
     void thePingPolicingsClosesAreNoIdleCloses() {
         assertEquals(2, TcpCoordinator.idleCloses(Map.of(TcpCoordinator.CLOSED + "{reason=\"ping_timeout\"}", 2.0,
                 TcpCoordinator.CLOSED + "{reason=\"ping_abuse\"}", 3.0, TcpCoordinator.CLOSED
-                        + "{reason=\"max_line\"}", 4.0)));
+                        + "{reason=\"max_line\"}", 4.0, TcpCoordinator.CLOSED + "{reason=\"write_stall\"}", 5.0,
+                TcpCoordinator.CLOSED + "{reason=\"drain\"}", 6.0)), "nor the guards' and the drain's");
     }
 }

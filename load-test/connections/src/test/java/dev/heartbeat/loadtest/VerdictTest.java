@@ -256,6 +256,60 @@ class VerdictTest {
         assertFalse(String.join(" ", none.serverFlags()).contains("--police-pings"));
     }
 
+    /** The CI's timing: PING after 3 s, two missed of 2 s (a 7 s close window), a 14 s window. */
+    private static Scenario.Builder ciTiming() {
+        return Scenario.builder().pingIntervalNanos(3 * S).pingTimeoutNanos(2 * S).activePeriodNanos(S / 2)
+                .durationNanos(14 * S);
+    }
+
+    @Test
+    void stalledConnectionsGiveHeartbeatServersAWriteStallWellInsideTheCloseWindow() {
+        Scenario s = ciTiming().mix(Mix.parse("silent=20,active=20,pong=40,dying=10,stalled=10")).build();
+        assertTrue(s.hasStalled());
+        assertEquals(3 * S / 4, s.writeStallNanos(), "a quarter of the ping interval");
+        assertEquals(7 * S, s.stallDeadlineNanos(), "the close window: an idle close could not come sooner");
+        assertTrue(String.join(" ", s.serverFlags(Scenario.HEARTBEAT, 1)).endsWith(" --write-stall 750000000ns"));
+        assertFalse(String.join(" ", s.serverFlags(Scenario.NETTY, 1)).contains("--write-stall"),
+                "IdleStateHandler has no write-stall deadline: the demo refuses the flag");
+        assertTrue(s.expectsClose(Scenario.HEARTBEAT, Role.STALLED));
+        assertTrue(s.expectsClose(Scenario.NETTY, Role.STALLED), "silent from its last write: closed for idleness");
+        assertFalse(s.expectsClose(Scenario.NONE, Role.STALLED));
+        assertTrue(s.describePolicy().endsWith("; heartbeat servers close write stalls of 750ms"), s.describePolicy());
+        Scenario given = ciTiming().mix(s.mix).writeStallNanos(S).build();
+        assertEquals(S, given.writeStallNanos());
+        assertEquals(given.writeStallNanos(), given.settings().scenario().writeStallNanos(), "carried to the children");
+
+        String message = assertThrows(IllegalArgumentException.class, () -> ciTiming().mix(s.mix)
+                .writeStallNanos(4 * S).build()).getMessage();
+        assertTrue(message.endsWith("give a --write-stall of at most a third of it, 2.333s"), message);
+        message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().writeStallNanos(S).build())
+                .getMessage();
+        assertTrue(message.startsWith("--write-stall 1s is for the stalled role"), message);
+    }
+
+    @Test
+    void theDrainStartsAsLateAsItsWindowAndAGraceAllowAndClosesAreDrainedOnlyAfterIt() {
+        Scenario s = ciTiming().drainNanos(4 * S).build();
+        assertTrue(s.drains());
+        assertEquals(14 * S - 2 * S - 4 * S, s.drainDelayNanos(), "the window, then a 2 s grace before the end");
+        assertEquals(s.drainNanos, s.settings().scenario().drainNanos, "carried to the children");
+        assertEquals(Verdict.DRAINED, Verdict.ofDrainClose(true));
+        assertEquals(Verdict.PREMATURE, Verdict.ofDrainClose(false), "no correct server drains before it is asked");
+        assertFalse(Verdict.DRAINED.isFailure());
+        assertFalse(Scenario.builder().build().drains());
+
+        String message = assertThrows(IllegalArgumentException.class, () -> ciTiming().drainNanos(12 * S).build())
+                .getMessage();
+        assertTrue(message.startsWith("--drain 12s does not fit in --duration 14s") && message.contains(
+                "give --drain 11s or less, or --duration 15s or more"), message);
+        message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().drainNanos(S / 2).build())
+                .getMessage();
+        assertTrue(message.startsWith("--drain must be at least 1s"), message);
+        message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().drainNanos(10 * S)
+                .churnPerSecond(5).build()).getMessage();
+        assertTrue(message.startsWith("--drain with --churn-rate 5.0"), message);
+    }
+
     @Test
     void floodersAreRefusedNextToAPingFloodOrWithoutRoomForTheirPings() {
         String message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder()
@@ -356,7 +410,7 @@ class VerdictTest {
         assertEquals(6 * 3_333 + 6 * 33, close.actionsPerSecondBound(6), "each of 6 servers: 3,333 + 33");
         assertEquals(1, close.actionsPerSilentConnection());
         assertEquals(TimeUnit.SECONDS.toNanos(6), close.stormLatenessBoundNanos(1), "100,000 / 20,000 s + 1 s");
-        assertTrue(String.join(" ", close.serverFlags(4)).endsWith("--action-budget 5000"));
+        assertTrue(String.join(" ", close.serverFlags(Scenario.HEARTBEAT, 4)).endsWith("--action-budget 5000"));
         Scenario ping = Scenario.builder().connections(100_000).mix(Mix.parse("silent=100")).storm(true)
                 .actionBudget(20_000).build();
         assertEquals(3, ping.actionsPerSilentConnection(), "two pings and the close");
