@@ -102,6 +102,12 @@ class LoadTestCommandTest {
         assertRefused("--drain 4s is Heartbeat's (POST /drain answers 409 under other idle impls): give --compare "
                 + "heartbeat, not heartbeat,netty", "--drain", "4s", "--duration", "100s");
         assertRefused("--drain 4s is Heartbeat's", "--drain", "4s", "--compare", "none");
+        assertRefused("--drain with --mix aged=N: a drained connection's end would be judged two ways", "--drain", "4s",
+                "--compare", "heartbeat", "--mix", "silent=50,aged=50", "--duration", "100s");
+        assertRefused("--drain with --storm", "--drain", "4s", "--compare", "heartbeat", "--storm",
+                "--duration", "100s");
+        assertRefused("--mix with both stalled and aged", "--compare", "heartbeat", "--mix",
+                "silent=50,aged=40,stalled=10", "--duration", "100s");
         assertRefused("--drain with --target needs --target-metrics", "--drain", "4s", "--compare", "heartbeat",
                 "--target", "127.0.0.1:7000");
     }
