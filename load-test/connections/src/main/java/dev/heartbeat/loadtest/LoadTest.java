@@ -452,6 +452,12 @@ public final class LoadTest implements Callable<Integer> {
      *
      * @throws IllegalArgumentException naming the flag and value that cannot work
      */
+    /** Connections opened a second: {@code --connect-rate}, else all within a second for a storm, else by transport. */
+    double connectRate(Scenario s) {
+        return connectRate != null ? connectRate : s.storm ? s.connections
+                : transport.toString().equals(RunPlan.TCP) ? 5_000 : 50_000;
+    }
+
     RunPlan plan(Scenario s) {
         String t = transport.toString();
         List<String> impls = impls(compare);
@@ -474,8 +480,7 @@ public final class LoadTest implements Callable<Integer> {
         }
         requireHeartbeatOnly(s, impls);
         requireLifecycleFits(s, t, impls, targets, metrics);
-        double rate = connectRate != null ? connectRate : s.storm ? s.connections
-                : t.equals(RunPlan.TCP) ? 5_000 : 50_000;
+        double rate = connectRate(s);
         if (!(rate > 0) || Double.isInfinite(rate)) {
             throw new IllegalArgumentException("--connect-rate must be a positive number per second: " + rate);
         }
