@@ -254,6 +254,22 @@ class GuardsTest {
     }
 
     @Test
+    void webSocketMaxAgeSaysCloseAtTheAgeAndClosesOnlyAfterTheGrace() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(30))
+                .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofMillis(750)).build(), r);
+        step(1_002);
+        CloseWebSocketFrame bye = assertInstanceOf(CloseWebSocketFrame.class, ch.readOutbound());
+        assertEquals(1001, bye.statusCode());
+        bye.release();
+        step(700);
+        assertTrue(ch.isOpen(), "open in the grace: " + r.events);
+        step(60);
+        assertFalse(ch.isOpen());
+        assertEquals(1, monitor.stats().closed(CloseReason.MAX_AGE));
+    }
+
+    @Test
     void maxAgeDoesNotMoveAPingTimeoutClose() {
         EmbeddedChannel plain = channel(http2Pings().build(), new Recorder());
         EmbeddedChannel aged = channel(http2Pings().maxAge(Duration.ofMillis(825)).maxAgeGrace(Duration.ofMillis(82))

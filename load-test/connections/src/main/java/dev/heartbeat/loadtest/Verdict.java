@@ -4,8 +4,6 @@
  */
 package dev.heartbeat.loadtest;
 
-import dev.heartbeat.demo.ServerConfig;
-
 /**
  * What became of one connection, judged on the client from what the client itself did (see
  * {@link Scenario} for the due moment). Pure functions; any thread.
@@ -84,8 +82,7 @@ enum Verdict {
     /**
      * The verdict on a close for the maximum age ({@code MAX_AGE}): premature if the goodbye came before
      * the shortest age the jitter allows after the connect started ({@code goodbyeAt}: the close itself
-     * when the protocol has no goodbye), or the close before that plus the grace (not for WebSocket,
-     * whose Close frame ends the connection when the client answers it); late if the close came
+     * when the protocol has no goodbye), or the close before that plus the grace; late if the close came
      * after the longest age plus the grace plus {@code lateNanos} after the connect completed; else on time
      * if the goodbye named {@code MAX_AGE} (MQTT: none), a wrong reason if not.
      *
@@ -97,11 +94,8 @@ enum Verdict {
      */
     static Verdict ofAgeClose(Scenario s, long connectStart, long connectedAt, long goodbyeAt, long closedAt,
             boolean expectedReason) {
-        // A WebSocket Close frame ends the connection once the client answers it, grace or not: only its
-        // goodbye is timed.
-        boolean graceHolds = s.protocol != ServerConfig.Protocol.WEBSOCKET;
         if (goodbyeAt - (connectStart + s.minAgeNanos()) < 0
-                || (graceHolds && closedAt - (connectStart + s.minAgeNanos() + s.maxAgeGraceNanos) < 0)) {
+                || closedAt - (connectStart + s.minAgeNanos() + s.maxAgeGraceNanos) < 0) {
             return PREMATURE;
         }
         if (closedAt - (connectedAt + s.maxDrawnAgeNanos() + s.maxAgeGraceNanos + Scenario.AGE_LATENESS_NANOS) > 0) {
