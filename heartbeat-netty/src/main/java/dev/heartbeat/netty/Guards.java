@@ -70,6 +70,8 @@ final class Guards {
     final Probe goodbye;
     /** Whether the max-age goodbye has two halves (a probe that has them, and a grace to use them in). */
     final boolean twoPhase;
+    /** Whether the goodbye is the protocol's last word ({@link Probe#goodbyeEndsConversation}). */
+    private final boolean lastWord;
     /** Asked before a close, or null. */
     final CloseVeto veto;
     /** The longest the veto may hold the closes of one episode. */
@@ -87,6 +89,16 @@ final class Guards {
         this.maxUnwritableNanos = maxUnwritableNanos;
         this.goodbye = goodbye;
         this.twoPhase = maxAgeNanos > 0 && graceNanos > 0 && goodbye != null && goodbye.hasTwoPhaseGoodbye();
+        this.lastWord = goodbye != null && goodbye.goodbyeEndsConversation();
+    }
+
+    /**
+     * Any thread: whether the channel has said a goodbye after which the peer answers nothing (see
+     * {@link Probe#goodbyeEndsConversation}): the idle policy then neither judges nor acts, and the
+     * grace's end closes the channel.
+     */
+    boolean conversationOver(GuardState g) {
+        return lastWord && g.phase() == GuardState.SAID;
     }
 
     /** Whether any guard or a veto is set (a goodbye probe alone serves the drain, which needs no state). */

@@ -572,8 +572,10 @@ final class HeartbeatHandler extends TimerEntry
         judgement &= ~STALL_GRACE; // judged at last: a later stall may defer it again
         HeartbeatConfig cfg = bound.config;
         int bits = 0;
+        boolean over = false;
         if (cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g) {
             bits = cfg.guards.judge(this, g, ctx.channel(), now);
+            over = cfg.guards.conversationOver(g);
         }
         if (judgement < 0 && now - bound.monitor.drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
             judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
@@ -583,7 +585,7 @@ final class HeartbeatHandler extends TimerEntry
         if (factor < 1 && Overload.applies(cfg) && Overload.idleKind(this, cfg, factor, now) >= 0) {
             bits |= Overload.CLOSE;
         }
-        if (cfg.policyTracks) {
+        if (cfg.policyTracks && !over) {
             return bits | cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
         }
         checkAgainAt(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // the guards' next look, or the drain's
@@ -711,7 +713,7 @@ final class HeartbeatHandler extends TimerEntry
             }
             Overload.perform(this, ctx, cfg, monitor.overloadFactor(), now);
         }
-        if (policyBits != 0 && canStillAct(serial)) {
+        if (policyBits != 0 && canStillAct(serial) && (g == null || !cfg.guards.conversationOver(g))) {
             if (g != null) {
                 g.performing = policyBits;
             }

@@ -164,6 +164,18 @@ public abstract class Probe {
     }
 
     /**
+     * Whether this protocol's goodbye is its last word: after it the peer answers nothing but its own
+     * goodbye (WebSocket: a Close frame is the last frame, RFC 6455 section 5.5.1, and Netty's frame
+     * decoders drop whatever follows one). A channel that has said such a goodbye at its maximum age
+     * is not pinged any more, nor judged by its idle policy: its end is set, the close at the grace's
+     * end (or the peer's own close before it). False by default: an HTTP/2 GOAWAY leaves pings working,
+     * so a peer that dies in the grace is still found by them.
+     */
+    public boolean goodbyeEndsConversation() {
+        return false;
+    }
+
+    /**
      * Whether this protocol's goodbye at maximum age has two halves ({@link #newGoodbyeWarning}, then
      * {@link #newGoodbye}), as HTTP/2's has; needs {@link Matching#BY_TOKEN}, to recognise the answer to
      * the ping between them. False by default.

@@ -276,6 +276,12 @@ public final class Probes {
             return true;
         }
 
+        /** A Close frame is the last frame either side reads: nothing is answered after it. */
+        @Override
+        public boolean goodbyeEndsConversation() {
+            return true;
+        }
+
         /** A Close frame: 1008 (policy violation) for ping abuse, 1001 (going away) otherwise; the reason as text. */
         @Override
         public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {

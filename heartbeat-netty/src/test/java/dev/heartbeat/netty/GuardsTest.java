@@ -21,6 +21,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -266,6 +268,46 @@ class GuardsTest {
         assertTrue(ch.isOpen(), "open in the grace: " + r.events);
         step(60);
         assertFalse(ch.isOpen());
+        assertEquals(1, monitor.stats().closed(CloseReason.MAX_AGE));
+    }
+
+    /**
+     * A WebSocket peer answers every ping until our Close frame reaches it, then nothing, as Netty's
+     * {@code WebSocket08FrameDecoder} (and RFC 6455) drop everything after a Close: the pings stop
+     * with the Close, and the channel closes for MAX_AGE at the grace's end, never for PING_TIMEOUT.
+     */
+    @Test
+    void aWebSocketCloseEndsThePingsSoTheGraceIsNotCutShortByAPingTimeout() {
+        HeartbeatConfig cfg = HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofMillis(100))
+                .timeout(Duration.ofMillis(50)).maxMissedPings(2).ackMode(AckMode.MATCHED_ONLY)
+                .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofMillis(750)).build();
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(cfg, r);
+        long closeAt = -1;
+        int pingsAfterClose = 0;
+        while (ch.isOpen() && elapsedMillis() < 3_000) {
+            step(1);
+            for (Object m; (m = ch.readOutbound()) != null; ) {
+                if (m instanceof CloseWebSocketFrame bye) {
+                    assertEquals(1001, bye.statusCode());
+                    closeAt = elapsedMillis();
+                } else if (m instanceof PingWebSocketFrame ping) {
+                    if (closeAt >= 0) {
+                        pingsAfterClose++; // the peer's decoder drops it: never answered
+                    } else {
+                        ch.writeInbound(new PongWebSocketFrame(ping.content().retain()));
+                    }
+                }
+                ReferenceCountUtil.release(m);
+            }
+        }
+        assertFalse(ch.isOpen());
+        assertTrue(closeAt >= 1_000, "Close at " + closeAt);
+        assertTrue(elapsedMillis() >= closeAt + 750, "closed at " + elapsedMillis() + ", Close at " + closeAt);
+        assertEquals(HeartbeatCloseEvent.of(CloseReason.MAX_AGE), r.events.get(r.events.size() - 1),
+                r.events.toString());
+        assertEquals(0, pingsAfterClose, "no ping after the Close frame");
+        assertEquals(0, monitor.stats().closed(CloseReason.PING_TIMEOUT));
         assertEquals(1, monitor.stats().closed(CloseReason.MAX_AGE));
     }
 

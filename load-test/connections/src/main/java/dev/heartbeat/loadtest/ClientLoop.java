@@ -456,7 +456,18 @@ final class ClientLoop {
         long goodbyeAt = c.goodbyeAt() != 0 ? c.goodbyeAt() : now;
         boolean reason = goodbye == CloseReason.MAX_AGE
                 || (goodbye == null && scenario.protocol == ServerConfig.Protocol.MQTT);
-        Verdict v = Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
+        // A dying connection, dead by now, closed in its grace once its idle close had come due: the server may
+        // have closed it for idleness (a ping unanswered since before the goodbye) and not been able to say so
+        // (HTTP/2: the final GOAWAY named the last stream id already, and Netty's codec drops a second such
+        // GOAWAY). A server's max-age close comes only at the end of the grace, which began before the client
+        // saw the goodbye; so such a close is judged against the idle due moment, not the age's.
+        boolean idleInGrace = goodbye == CloseReason.MAX_AGE && c.role == Role.DYING && !isAlive(c, now)
+                && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0 && now - c.safeDueNanos(scenario) >= 0;
+        if (idleInGrace) {
+            totals.idleClosesInGrace++;
+        }
+        Verdict v = idleInGrace ? Verdict.ofClose(true, c.safeDueNanos(scenario), now)
+                : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
         long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
         Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);
         Histograms.recordNanos(ageCloseLateness, now - latest); // below 0 counts as 0

@@ -64,6 +64,12 @@ final class ClientResult {
     long ageCloses;
     long late;
     long ageReconnects;
+    /**
+     * Max age: closes told {@code MAX_AGE} that came in the grace, of a dying connection dead by then whose
+     * idle close had come due: the server may have closed it for idleness without a way to say so (HTTP/2:
+     * Netty's codec drops a GOAWAY whose last stream id the previous one already named).
+     */
+    long idleClosesInGrace;
     /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */
     long stalledBytes;
     long stallCloses;
@@ -136,6 +142,7 @@ final class ClientResult {
         ageCloses += o.ageCloses;
         late += o.late;
         ageReconnects += o.ageReconnects;
+        idleClosesInGrace += o.idleClosesInGrace;
         stalledBytes += o.stalledBytes;
         stallCloses += o.stallCloses;
         stallsReadAgain += o.stallsReadAgain;

@@ -64,10 +64,12 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      * Max age (null unless the servers aged connections): the ages the jitter allows and the grace, the
      * closes judged as max-age closes (every role), the late ones, the reconnects and their rate per
      * second (spread by the jitter, or a burst), the age at each goodbye (from the connect's completion,
-     * in seconds) and how far each close came after the longest age plus the grace (ms, 0 if before).
+     * in seconds), how far each close came after the longest age plus the grace (ms, 0 if before), and
+     * the closes in the grace of dying connections whose idle close was due ({@code idleClosesInGrace}).
      */
     record Aged(long connected, Double minAgeS, Double maxAgeS, Double graceS, Double latenessBoundMs, long closes,
-            long late, long reconnects, Rate reconnectsPerSecond, Double ageAtGoodbyeMinS, Double ageAtGoodbyeP50S,
+            long late, long reconnects, long idleClosesInGrace, Rate reconnectsPerSecond,
+            Double ageAtGoodbyeMinS, Double ageAtGoodbyeP50S,
             Double ageAtGoodbyeMaxS, Lateness closeAfterLongestAgeMs) {
     }
 

@@ -289,14 +289,23 @@ final class RunResult {
             // from Heartbeat, for idleness from the others
             CloseReason stallReason = Scenario.HEARTBEAT.equals(impl) ? CloseReason.WRITE_STALL : s.idleCloseReason();
             long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)];
+            // Dying connections closed in their grace, told MAX_AGE (ClientResult.idleClosesInGrace): each may be
+            // counted by the servers for the idle reason instead; as many as they counted so move between the two.
+            CloseReason idle = s.idleCloseReason();
+            long moved = Math.max(0, Math.min(client.idleClosesInGrace,
+                    serverMetrics.closes(idle) - client.goodbyes(idle)));
             for (CloseReason r : CloseReason.values()) {
                 long server = serverMetrics.closes(r);
                 long told = client.goodbyes(r);
-                long expected = told + (r == stallReason ? stallsUntold : 0);
+                long expected = told + (r == stallReason ? stallsUntold : 0)
+                        + (r == idle ? moved : r == CloseReason.MAX_AGE ? -moved : 0);
                 if (Math.abs(server - expected) > (r == CloseReason.MAX_AGE ? ageSlack : 0)) {
                     f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
                             + " " + told + " times" + (r == stallReason && stallsUntold > 0 ? " and saw "
-                            + stallsUntold + " stalled connections closed" : ""));
+                            + stallsUntold + " stalled connections closed" : "")
+                            + (client.idleClosesInGrace > 0 && (r == idle || r == CloseReason.MAX_AGE)
+                            ? " (" + client.idleClosesInGrace + " dying connections told " + CloseReason.MAX_AGE
+                            + " were closed in their grace, once their idle close was due)" : ""));
                 }
             }
             return f;
@@ -473,7 +482,8 @@ final class RunResult {
         return new ReportJson.Aged(c.connectedByRole[Role.AGED.ordinal()], round(s.minAgeNanos() / 1e9),
                 round(s.maxDrawnAgeNanos() / 1e9), round(s.maxAgeGraceNanos / 1e9),
                 round(Scenario.AGE_LATENESS_NANOS / 1e6), c.ageCloses, c.late, c.ageReconnects,
-                ReportJson.Rate.of(c.reconnectsPerSecond), any ? round(age.getMinValue() / 1e6) : null,
+                c.idleClosesInGrace, ReportJson.Rate.of(c.reconnectsPerSecond),
+                any ? round(age.getMinValue() / 1e6) : null,
                 any ? round(Histograms.percentileMillis(age, 50) / 1e3) : null,
                 any ? round(Histograms.maxMillis(age) / 1e3) : null,
                 new ReportJson.Lateness(round(Histograms.percentileMillis(c.ageCloseLateness, 50)),

@@ -63,6 +63,30 @@ class ServerMetricsTest {
                 + "READER_IDLE 1 times"), r.closeReasonFailures(s));
     }
 
+    /**
+     * HTTP/2 cannot name a ping-timeout close that comes in a max-age grace (the final GOAWAY named the
+     * last stream id, and Netty's codec drops a second one): the clients count such closes of dead
+     * dying connections, told MAX_AGE, and as many of them as the servers counted may move from
+     * MAX_AGE to PING_TIMEOUT; not more.
+     */
+    @Test
+    void deadConnectionsClosedInTheirGraceMayBeCountedForIdlenessByTheServers() {
+        Scenario s = Scenario.builder().protocol(ServerConfig.Protocol.HTTP2)
+                .mix(Mix.parse("silent=40,dying=40,aged=20")).durationNanos(200_000_000_000L).build();
+        RunResult r = new RunResult(Scenario.HEARTBEAT, RunPlan.TCP, 10);
+        r.client.goodbyesByRole[Role.SILENT.ordinal()][CloseReason.PING_TIMEOUT.ordinal()] = 10;
+        r.client.goodbyesByRole[Role.DYING.ordinal()][CloseReason.MAX_AGE.ordinal()] = 20;
+        r.serverMetrics.add(ServerProbe.parseMetrics("demo_connections_closed_total{reason=\"ping_timeout\"} 12\n"
+                + "demo_connections_closed_total{reason=\"max_age\"} 18\n"));
+        assertEquals(List.of("heartbeat/tcp: the servers counted 12 closes for PING_TIMEOUT, the clients were told "
+                + "PING_TIMEOUT 10 times", "heartbeat/tcp: the servers counted 18 closes for MAX_AGE, the clients were "
+                + "told MAX_AGE 20 times"), r.closeReasonFailures(s), "no dying connection was closed in its grace");
+        r.client.idleClosesInGrace = 2;
+        assertEquals(List.of(), r.closeReasonFailures(s));
+        r.client.idleClosesInGrace = 1;
+        assertEquals(2, r.closeReasonFailures(s).size(), r.closeReasonFailures(s).toString());
+    }
+
     @Test
     void withoutAGoodbyeEveryServerCloseMustBeTheKeepAlivesAndSeen() {
         Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT).build();
