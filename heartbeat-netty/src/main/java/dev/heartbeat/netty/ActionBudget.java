@@ -43,6 +43,10 @@ final class ActionBudget {
     private long deferredCount;
     private volatile long deferred;
     private volatile long worstDelayNanos;
+    /** The whole second of the worker's clock ({@code floorDiv(now, 1 s)}) that {@link #paidThisSecond} counts. */
+    private long second = Long.MIN_VALUE;
+    private long paidThisSecond;
+    private volatile long busiestSecond;
 
     ActionBudget(int perSecond) {
         this.perSecond = perSecond;
@@ -68,13 +72,26 @@ final class ActionBudget {
         units = Math.min(capacity, units + earned);
     }
 
-    /** Worker: takes a token if one is there and nobody older waits. */
-    boolean tryTake() {
+    /** Worker: takes a token at {@code now} if one is there and nobody older waits. */
+    boolean tryTake(long now) {
         if (size == 0 && units >= SECOND) {
             units -= SECOND;
+            paid(now);
             return true;
         }
         return false;
+    }
+
+    /** Worker: counts a hand-off paid for at {@code now} in its whole second of the worker's clock. */
+    private void paid(long now) {
+        long s = Math.floorDiv(now, SECOND);
+        if (s != second) {
+            second = s;
+            paidThisSecond = 0;
+        }
+        if (++paidThisSecond > busiestSecond) {
+            busiestSecond = paidThisSecond; // published for readers; the worker is the only writer
+        }
     }
 
     /** Worker: {@code h} waits for a token from {@code now}. */
@@ -103,6 +120,7 @@ final class ActionBudget {
             return null;
         }
         units -= SECOND;
+        paid(now);
         HeartbeatHandler h = handlers[head];
         long waited = now - since[head];
         handlers[head] = null;
@@ -118,6 +136,19 @@ final class ActionBudget {
     long nanosToNextToken() {
         long missing = SECOND - units;
         return missing <= 0 ? 0 : (missing + perSecond - 1) / perSecond;
+    }
+
+    /**
+     * The most hand-offs paid for in one whole second of the worker's clock; any thread. At most
+     * {@link #allowedPerSecond}: a second's refill and a full bucket.
+     */
+    long busiestSecond() {
+        return busiestSecond;
+    }
+
+    /** The most hand-offs any one second can see: the rate and the bucket's capacity. */
+    long allowedPerSecond() {
+        return perSecond + capacity / SECOND;
     }
 
     /** Hand-offs that waited for the budget; any thread. */

@@ -127,6 +127,9 @@ public final class HeartbeatMetrics implements MeterBinder {
         Gauge.builder("heartbeat.actions.deferral.worst", monitor, m -> m.worstDeferral().toNanos() / 1e9)
                 .description("The longest an action waited for the action budget").baseUnit("seconds")
                 .tags(tags).register(registry);
+        Gauge.builder("heartbeat.actions.busiest.second", monitor, m -> m.busiestBudgetSecond())
+                .description("The most actions the action budget handed over in one whole second")
+                .tags(tags).register(registry);
         monitorCounter(registry, "heartbeat.closes.held", "Closes a close veto held for a while",
                 m -> m.closesHeld());
         monitorCounter(registry, "heartbeat.closes.hold.expired",

@@ -658,6 +658,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return Duration.ofNanos(budget == null ? 0 : budget.worstDelayNanos());
     }
 
+    /**
+     * The most actions the {@link Builder#actionBudget} handed over in one whole second of the monitor's
+     * ticker (seconds counted from its zero, as a peer counting what it sees per second would); 0 without
+     * a budget. Never more than the budget plus its bucket (a hundredth of it, at least 1): the bound
+     * a storm test checks on the server's side, where delivery delays cannot blur it. Any thread.
+     */
+    public long busiestBudgetSecond() {
+        return budget == null ? 0 : budget.busiestSecond();
+    }
+
     /** How many times a {@link CloseVeto} held a close ({@link CloseDecision#extend}). */
     public long closesHeld() {
         return closesHeld.sum();
@@ -876,7 +886,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 return;
             }
             budget.refill(now);
-            if (budget.tryTake()) {
+            if (budget.tryTake(now)) {
                 batch.push(handler);
                 return;
             }

@@ -53,6 +53,7 @@ class HeartbeatMetricsTest {
             assertEquals(0.0, registry.get(alert).functionCounter().count(), alert);
         }
         assertEquals(0.0, registry.get("heartbeat.actions.deferral.worst").gauge().value());
+        assertEquals(0.0, registry.get("heartbeat.actions.busiest.second").gauge().value());
         assertEquals(1.0, registry.get("heartbeat.overload.factor").gauge().value());
         open.finishAndReleaseAll();
         closing.finishAndReleaseAll();

@@ -82,6 +82,8 @@ class StormTest {
         assertEquals(CHANNELS - 2, monitor.deferredActions(), "all but the bucket's 2 waited");
         long worst = monitor.worstDeferral().toMillis();
         assertTrue(worst >= 4_900 && worst <= 5_100, "the last waited 998 / 200 s: " + worst + " ms");
+        long busiest = monitor.busiestBudgetSecond(); // whole seconds of the ticker, which wraps in this test
+        assertTrue(busiest >= 195 && busiest <= 202, "the busiest second, as the server counts: " + busiest);
     }
 
     /**
@@ -102,6 +104,7 @@ class StormTest {
         int[] perSecond = closesPerSecond(0, 3);
         assertEquals(CHANNELS, perSecond[1], Arrays.toString(perSecond));
         assertEquals(0, monitor.deferredActions());
+        assertEquals(0, monitor.busiestBudgetSecond(), "no budget: nothing counted");
     }
 
     @Test

@@ -92,7 +92,8 @@ import picocli.CommandLine.Spec;
             "Storm (--storm): every connection silent, all opened within about a second, so that their pings and "
                     + "closes come due together; the clients count the servers' pings and closes per second. With "
                     + "--action-budget (Heartbeat only), --check also fails on a second with more actions than the "
-                    + "servers' buckets allow or a close later than the budget makes it by design (see "
+                    + "servers' buckets allow (as they count, and as the clients see) or a close later than the "
+                    + "budget makes it by design (see "
                     + "--action-budget); the servers' deferred actions and worst deferral are reported. Without a "
                     + "budget the worst second is reported only.",
             "stalled (line only, --transport tcp: the local transport has no socket buffers to fill): never reads, "
@@ -294,9 +295,11 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--action-budget", paramLabel = "N", defaultValue = "0",
             description = "The servers' action budget, actions a second over all server processes: each of the P "
                     + "processes gets N / P (rounded down) as its --action-budget (Heartbeat only). With --storm, "
-                    + "--check fails if any whole second saw more pings and closes than the P buckets allow (P x "
-                    + "(N / P + its capacity, a hundredth of N / P and at least 1)), or the last close later than "
-                    + "the actions per connection (1, or 1 + --max-missed-pings with --policy ping) x the "
+                    + "--check fails if a server counted more actions in one whole second of its clock than its "
+                    + "bucket allows (N / P + its capacity, a hundredth of N / P and at least 1), if any whole second "
+                    + "of the clients' saw more pings and closes than the P buckets allow and 20 ms of N for their "
+                    + "delivery (a close handed over late in one second is seen in the next), or the last close "
+                    + "later than the actions per connection (1, or 1 + --max-missed-pings with --policy ping) x the "
                     + "connections of a server / its budget, + 1s. Default: 0 (none).")
     int actionBudget;
 

@@ -286,6 +286,10 @@ final class Report {
                     r -> Progress.count(r.stormActions().peak()) + " / " + (scenario.actionBudget > 0
                             && Scenario.HEARTBEAT.equals(r.impl) && r.serverProcesses > 0
                             ? Progress.count(scenario.actionsPerSecondBound(r.serverProcesses)) : "no budget"), null));
+            rows.add(row("storm: a server's busiest second, as it counted / its bucket allows", runs,
+                    r -> r.serverMetrics.busiestBudgetSecond < 0 ? "-"
+                            : Progress.count(r.serverMetrics.busiestBudgetSecond) + " / "
+                            + Progress.count(scenario.actionsPerSecondBoundPerServer(r.serverProcesses)), null));
             rows.add(row("storm: closes seen per second", runs, r -> r.client.closesPerSecond.toString(), null));
             rows.add(row("storm: actions the servers deferred; worst deferral (ms)", runs,
                     r -> r.serverMetrics.deferredActions < 0 ? "-" : Progress.count(r.serverMetrics.deferredActions)

@@ -76,12 +76,13 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     /**
      * Storm (null unless {@code --storm}): the budget over the servers and each one's share, the most
      * actions their buckets allow in a whole second, the servers' pings and closes the clients saw per
-     * second (together, and the closes), the servers' deferred actions and worst deferral, and the last
-     * close's lateness against the budget's bound (null without a budget).
+     * second (together, and the closes), the servers' deferred actions and worst deferral, the busiest
+     * second one server counted against what its bucket allows, and the last close's lateness against the
+     * budget's bound (null without a budget).
      */
     record Storm(int budgetTotal, int budgetPerServer, int servers, Long allowedPerSecond, Rate actionsPerSecond,
             Rate closesPerSecond, Rate pingsPerSecond, Long deferredActions, Double worstDeferralMs,
-            Double latenessMaxMs, Double latenessBoundMs) {
+            Long busiestServerSecond, Long busiestServerSecondAllowed, Double latenessMaxMs, Double latenessBoundMs) {
     }
 
     /**

@@ -234,8 +234,11 @@ final class RunResult {
     }
 
     /**
-     * Storm with an action budget ({@link Scenario#actionBudget}): no whole second may have seen more of the
-     * servers' pings and closes than their buckets can hand over ({@link Scenario#actionsPerSecondBound}),
+     * Storm with an action budget ({@link Scenario#actionBudget}): no server's budget may have handed over
+     * more in a whole second of its clock than its bucket can ({@link Scenario#actionsPerSecondBoundPerServer},
+     * the servers' own count), no whole second of the clients' may have seen more of the servers' pings and
+     * closes than their buckets can hand over and a delivery skew can move
+     * ({@link Scenario#clientSeenActionsPerSecondBound}),
      * and the last close may be no later than the budget makes it by design
      * ({@link Scenario#stormLatenessBoundNanos}). Nothing without a budget, or for another impl.
      */
@@ -248,11 +251,18 @@ final class RunResult {
             return f;
         }
         String who = impl + "/" + transport + ": ";
+        long perServer = s.actionsPerSecondBoundPerServer(serverProcesses);
+        if (serverMetrics.busiestBudgetSecond > perServer) {
+            f.add(who + "storm: a server's budget handed over " + serverMetrics.busiestBudgetSecond
+                    + " actions in one second of its clock, more than its bucket allows (" + perServer + ")");
+        }
         PerSecond actions = stormActions();
-        long allowed = s.actionsPerSecondBound(serverProcesses);
+        long allowed = s.clientSeenActionsPerSecondBound(serverProcesses);
         if (actions.peak() > allowed) {
             f.add(who + "storm: the clients saw " + actions.peak() + " pings and closes in one second, more than the "
-                    + serverProcesses + " servers' buckets allow (" + allowed + "): " + actions);
+                    + serverProcesses + " servers' buckets allow (" + s.actionsPerSecondBound(serverProcesses)
+                    + ") and " + Scenario.STORM_DELIVERY_SKEW_NANOS / 1_000_000 + " ms of delivery (" + allowed + "): "
+                    + actions);
         }
         long bound = s.stormLatenessBoundNanos(serverProcesses);
         long max = client.lateness.getTotalCount() == 0 ? 0 : client.lateness.getMaxValue() * 1000;
@@ -499,7 +509,9 @@ final class RunResult {
                 budget ? s.actionsPerSecondBound(servers) : null, ReportJson.Rate.of(stormActions()),
                 ReportJson.Rate.of(client.closesPerSecond), ReportJson.Rate.of(client.pingsPerSecond),
                 serverMetrics.deferredActions < 0 ? null : serverMetrics.deferredActions,
-                round(serverMetrics.worstDeferralSeconds * 1e3), round(Histograms.maxMillis(client.lateness)),
+                round(serverMetrics.worstDeferralSeconds * 1e3),
+                serverMetrics.busiestBudgetSecond < 0 ? null : serverMetrics.busiestBudgetSecond,
+                budget ? s.actionsPerSecondBoundPerServer(servers) : null, round(Histograms.maxMillis(client.lateness)),
                 budget && bound > 0 ? round(bound / 1e6) : null);
     }
 

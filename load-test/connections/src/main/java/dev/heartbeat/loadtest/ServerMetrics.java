@@ -32,6 +32,8 @@ final class ServerMetrics {
     /** Heartbeat's actions that waited for the action budget, and the longest wait (a gauge, seconds). */
     static final String DEFERRED = "heartbeat_actions_deferred_total";
     static final String WORST_DEFERRAL = "heartbeat_actions_deferral_worst_seconds";
+    /** The most actions one server's budget handed over in a whole second of its clock (a gauge). */
+    static final String BUSIEST_SECOND = "heartbeat_actions_busiest_second";
 
     /** Closes per reason, of the reasons the servers report (none: not measured). */
     final Map<CloseReason, Long> closes = new EnumMap<>(CloseReason.class);
@@ -43,6 +45,8 @@ final class ServerMetrics {
     long deferredActions = -1;
     /** The longest an action waited for the budget, in seconds, over the servers; NaN if not reported. */
     double worstDeferralSeconds = Double.NaN;
+    /** The most actions any one server's budget handed over in a whole second, over the servers; -1 if not reported. */
+    long busiestBudgetSecond = -1;
 
     /**
      * The samples of an in-process server's pipeline that a TCP server's {@code /metrics} has: its
@@ -57,6 +61,7 @@ final class ServerMetrics {
         if (echo.monitor() != null) {
             m.put(DEFERRED, (double) echo.monitor().deferredActions());
             m.put(WORST_DEFERRAL, echo.monitor().worstDeferral().toNanos() / 1e9);
+            m.put(BUSIEST_SECOND, (double) echo.monitor().busiestBudgetSecond());
         }
         return m;
     }
@@ -79,6 +84,8 @@ final class ServerMetrics {
                 rttMaxSeconds = Double.isNaN(rttMaxSeconds) ? v : Math.max(rttMaxSeconds, v);
             } else if (key.equals(DEFERRED) || key.startsWith(DEFERRED + "{")) {
                 deferredActions = Math.max(0, deferredActions) + (long) v;
+            } else if (key.equals(BUSIEST_SECOND) || key.startsWith(BUSIEST_SECOND + "{")) {
+                busiestBudgetSecond = Math.max(busiestBudgetSecond, (long) v);
             } else if (key.equals(WORST_DEFERRAL) || key.startsWith(WORST_DEFERRAL + "{")) {
                 worstDeferralSeconds = Double.isNaN(worstDeferralSeconds) ? v : Math.max(worstDeferralSeconds, v);
             }

@@ -311,7 +311,9 @@ class InProcessRunTest {
             assertEquals(List.of(), run.checkFailures(), run.client.failureSamples.toString());
             assertEquals(List.of(), run.stormFailures(s));
             assertEquals(1_000, run.client.closesPerSecond.total());
-            assertTrue(run.stormActions().peak() <= 1_010, run.client.closesPerSecond.toString());
+            long busiest = run.serverMetrics.busiestBudgetSecond; // the server's own count: no delivery skew
+            assertTrue(busiest >= 500 && busiest <= 1_010, "busiest second " + busiest + "; the clients saw "
+                    + run.client.closesPerSecond);
             assertTrue(run.serverMetrics.deferredActions >= 1_000 - 1_010 / 2, "deferred: "
                     + run.serverMetrics.deferredActions);
         } finally {

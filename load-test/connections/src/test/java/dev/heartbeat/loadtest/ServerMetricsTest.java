@@ -87,6 +87,22 @@ class ServerMetricsTest {
         assertEquals(2, r.closeReasonFailures(s).size(), r.closeReasonFailures(s).toString());
     }
 
+    /** A storm's budget is checked on the servers' own counts of their busiest second, without allowance. */
+    @Test
+    void aServerWhoseBudgetHandedOverMoreThanItsBucketAllowsFailsTheStorm() {
+        Scenario s = Scenario.builder().connections(100_000).mix(Mix.parse("silent=100")).storm(true)
+                .policy(Scenario.Policy.CLOSE).idleTimeoutNanos(10_000_000_000L).actionBudget(20_000).build();
+        RunResult r = new RunResult(Scenario.HEARTBEAT, RunPlan.TCP, 10);
+        r.serverProcesses = 2;
+        r.serverMetrics.add(ServerProbe.parseMetrics("heartbeat_actions_busiest_second 10100\n"))
+                .add(ServerProbe.parseMetrics("heartbeat_actions_busiest_second{monitor=\"m\"} 9000\n"));
+        assertEquals(10_100, r.serverMetrics.busiestBudgetSecond, "the busiest of the servers");
+        assertEquals(List.of(), r.stormFailures(s), "10,000 a second and a bucket of 100");
+        r.serverMetrics.add(ServerProbe.parseMetrics("heartbeat_actions_busiest_second 10101\n"));
+        assertEquals(List.of("heartbeat/tcp: storm: a server's budget handed over 10101 actions in one second of its "
+                + "clock, more than its bucket allows (10100)"), r.stormFailures(s));
+    }
+
     @Test
     void withoutAGoodbyeEveryServerCloseMustBeTheKeepAlivesAndSeen() {
         Scenario mqtt = Scenario.builder().protocol(ServerConfig.Protocol.MQTT).build();

@@ -408,6 +408,8 @@ class VerdictTest {
         assertEquals(20_000, close.actionBudgetPerServer(1));
         assertEquals(20_200, close.actionsPerSecondBound(1));
         assertEquals(6 * 3_333 + 6 * 33, close.actionsPerSecondBound(6), "each of 6 servers: 3,333 + 33");
+        assertEquals(3_333 + 33, close.actionsPerSecondBoundPerServer(6), "what one server may count");
+        assertEquals(20_200 + 400, close.clientSeenActionsPerSecondBound(1), "and 20 ms of the rate, for delivery");
         assertEquals(1, close.actionsPerSilentConnection());
         assertEquals(TimeUnit.SECONDS.toNanos(6), close.stormLatenessBoundNanos(1), "100,000 / 20,000 s + 1 s");
         assertTrue(String.join(" ", close.serverFlags(Scenario.HEARTBEAT, 4)).endsWith("--action-budget 5000"));
