@@ -83,7 +83,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean mayOutliveRun;
     /** Where it is in its loop's list of connections, or -1. */
     int slot = -1;
-    /** Stalled: the clock read before its first write (0: none yet). */
+    /** Stalled, slowreader: the clock read before its first write (0: none yet). */
     long stallStart;
 
     ClientConnection(int index, Role role, boolean expectsClose) {
@@ -267,7 +267,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public final void handlerAdded(ChannelHandlerContext ctx) {
-        if (role == Role.STALLED) {
+        if (role.backsUpEchoes()) {
             LineConnection.shrinkBuffers(ctx.channel()); // on registration: before the connect
         }
         addCodecs(ctx);
@@ -276,8 +276,9 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        if (role == Role.HALFOPEN || role == Role.STALLED) {
-            channel.config().setAutoRead(false); // before the first read (half-open: the loop turns it back on)
+        if (role == Role.HALFOPEN || role.backsUpEchoes()) {
+            // before the first read (half-open: the loop turns it back on; a slow reader reads one at a time)
+            channel.config().setAutoRead(false);
         }
         lastActivity = System.nanoTime();
         connectedAt = lastActivity;
@@ -290,8 +291,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (role == Role.STALLED && !closed && ctx.channel().isWritable()) {
-            loop.stalledWritable(this);
+        if (role.backsUpEchoes() && !closed && ctx.channel().isWritable()) {
+            loop.backedUpWritable(this);
         }
         ctx.fireChannelWritabilityChanged();
     }

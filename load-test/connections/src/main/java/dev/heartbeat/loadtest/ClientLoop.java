@@ -59,6 +59,8 @@ final class ClientLoop {
     /** Whether the servers close write stalls: Heartbeat's, given --write-stall for the stalled role. */
     private final boolean stallGuarded;
     private final SlotSchedule peerPings; // the flooders' pings; null unless the servers police pings
+    private final SlotSchedule slowReads; // the slowreaders' reads; null without any
+    private final SlotSchedule.Action slowRead = this::slowRead;
     private final SlotSchedule.Action peerPing = this::peerPing;
     /** Half-open connections not reading yet, the earliest due first. */
     private final PriorityQueue<ClientConnection> halfOpen =
@@ -98,6 +100,8 @@ final class ClientLoop {
         this.keepAlives = scenario.hasKeepAlives() ? new SlotSchedule(scenario.keepAlivePeriodNanos(), start) : null;
         this.trickles = new SlotSchedule(scenario.tricklePeriodNanos(), start);
         this.peerPings = scenario.policesPings() ? new SlotSchedule(scenario.floodPeriodNanos(), start) : null;
+        this.slowReads = scenario.mix.percent(Role.SLOWREADER) > 0
+                ? new SlotSchedule(scenario.slowReadPeriodNanos(), start) : null;
         this.random = new SplittableRandom(scenario.seed);
         executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
                 TimeUnit.NANOSECONDS));
@@ -126,6 +130,9 @@ final class ClientLoop {
         long now = System.nanoTime();
         wakeHalfOpen(now);
         wakeStalled(now);
+        if (slowReads != null) {
+            slowReads.fire(now, slowRead); // after the window too: the servers still guard them until the end
+        }
         if (window.isOpen() && now - window.end() >= 0) {
             return; // the run is over: stop sending, wait for finish
         }
@@ -224,12 +231,41 @@ final class ClientLoop {
     }
 
     /**
-     * Stalled: writes more once its channel is writable again (the server read what was queued), unless
-     * it reads again ({@link #wakeStalled}): then it is silent for good.
+     * Stalled, slowreader: writes more once its channel is writable again (the server read what was queued);
+     * a stalled one only until it reads again ({@link #wakeStalled}): then it is silent for good.
      */
-    void stalledWritable(ClientConnection c) {
+    void backedUpWritable(ClientConnection c) {
         if (!finished && !c.channel().config().isAutoRead()) {
-            totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
+            fill(c);
+        }
+    }
+
+    /** Stalled, slowreader: writes filler lines until its channel is unwritable; the stalled count theirs here. */
+    private void fill(ClientConnection c) {
+        int bytes = line(c).fillUntilUnwritable(scenario.maxLine);
+        if (c.role == Role.STALLED) {
+            totals.stalledBytes += bytes;
+        }
+    }
+
+    /** Slowreader: one read, every {@link Scenario#slowReadPeriodNanos}; its auto-read stays off. */
+    private void slowRead(ClientConnection c, long intended) {
+        c.channel().read();
+    }
+
+    /**
+     * Slowreader: adds what {@code c} wrote and read, the time it read for and its echo backlog to the
+     * totals, once: at its close, or at the end.
+     */
+    private void slowReaderDone(ClientConnection c, long now) {
+        LineConnection slow = line(c);
+        long backlog = slow.maxEchoBacklog();
+        totals.slowBytesWritten += slow.bytesWritten();
+        totals.slowBytesRead += slow.bytesRead();
+        totals.slowReadNanos += now - c.connectedAt;
+        totals.slowMaxBacklog = Math.max(totals.slowMaxBacklog, backlog);
+        if (backlog > Scenario.SLOW_READER_BACKLOG_BYTES) {
+            totals.slowBackedUp++;
         }
     }
 
@@ -351,7 +387,11 @@ final class ClientLoop {
                 if (stallGuarded) {
                     stalled.add(c);
                 }
-                totals.stalledBytes += line(c).fillUntilUnwritable(scenario.maxLine);
+                fill(c);
+                break;
+            case SLOWREADER:
+                slowReads.add(c);
+                fill(c);
                 break;
             default:
                 break;
@@ -501,6 +541,9 @@ final class ClientLoop {
             return;
         }
         forget(c);
+        if (c.role == Role.SLOWREADER) {
+            slowReaderDone(c, now);
+        }
         if (c.closedByClient) {
             totals.churned++;
             return;
@@ -518,6 +561,7 @@ final class ClientLoop {
         CloseReason expected = scenario.expectedGoodbye(c.role);
         boolean flooder = c.role == Role.FLOODER;
         boolean stall = c.role == Role.STALLED;
+        boolean slow = c.role == Role.SLOWREADER;
         boolean drainStarted = scenario.drains() && window.isOpen()
                 && now - (window.start() + scenario.drainDelayNanos()) >= 0;
         // after the drain started, a close without a goodbye is the drain's too where the protocol has none (MQTT)
@@ -525,6 +569,7 @@ final class ClientLoop {
                 && (goodbye == CloseReason.DRAIN || (drainStarted && scenario.expectedGoodbye() == null));
         Verdict v = drain ? Verdict.ofDrainClose(drainStarted)
                 : stall ? stallVerdict(c, due, now)
+                : slow ? Verdict.UNEXPECTED // whenever it comes: it drains, so it is never stalled, nor idle
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
@@ -583,6 +628,13 @@ final class ClientLoop {
             default: // UNEXPECTED
                 totals.unexpected++;
                 progress.unexpected.increment();
+                if (slow) {
+                    sample(c, "closed " + millis(now - c.connectedAt) + " ms after its connect, told "
+                            + (goodbye == null ? "no reason" : goodbye) + ", with " + line(c).echoBacklog()
+                            + " bytes of echoes not read back: a slow reader that drains every "
+                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open");
+                    break;
+                }
                 sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open"
                         + (c.role.isLineLimited() ? " until the server's line decoder refused its line"
                                 + (c.refusedLine() ? "" : " (no ERR line too long came)") : ""));
@@ -627,6 +679,10 @@ final class ClientLoop {
         }
         long now = System.nanoTime();
         for (ClientConnection c : connections) {
+            if (c.role == Role.SLOWREADER && !c.isClosed()) {
+                slowReaderDone(c, now);
+                c.channel().config().setAutoRead(true); // its reads stop with the ticker: drained, it never stalls
+            }
             if (c.mayOutliveRun && !c.isClosed()) {
                 totals.expectedCloses--; // opened too late to be due before the end: not judged open
                 continue;

@@ -75,6 +75,16 @@ final class ClientResult {
     long stallCloses;
     /** Stalled connections still open the close window after their last write: they read again then. */
     long stallsReadAgain;
+    /**
+     * Slowreaders: bytes written and read back, the time they read for (from the connect to the close, or to
+     * the end), how many had an echo backlog above {@link Scenario#SLOW_READER_BACKLOG_BYTES}, and the largest
+     * backlog of any ({@link LineConnection#echoBacklog}).
+     */
+    long slowBytesWritten;
+    long slowBytesRead;
+    long slowReadNanos;
+    long slowBackedUp;
+    long slowMaxBacklog;
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
     PerSecond drainCloses = new PerSecond();
@@ -146,6 +156,11 @@ final class ClientResult {
         stalledBytes += o.stalledBytes;
         stallCloses += o.stallCloses;
         stallsReadAgain += o.stallsReadAgain;
+        slowBytesWritten += o.slowBytesWritten;
+        slowBytesRead += o.slowBytesRead;
+        slowReadNanos += o.slowReadNanos;
+        slowBackedUp += o.slowBackedUp;
+        slowMaxBacklog = Math.max(slowMaxBacklog, o.slowMaxBacklog);
         drained += o.drained;
         drainCloses.add(o.drainCloses);
         churned += o.churned;

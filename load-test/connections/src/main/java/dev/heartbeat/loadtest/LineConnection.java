@@ -13,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.util.ByteProcessor;
@@ -81,6 +82,11 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     private long overLongAt;
     /** Whether the server answered {@code ERR line too long}. */
     private boolean refusedLine;
+    /** Stalled, slowreader: the bytes of filler lines written ({@link #fillUntilUnwritable}). */
+    private long written;
+    /** Slowreader: the bytes read back, and the most echoes not back yet seen before a read ({@link #echoBacklog}). */
+    private long read;
+    private long maxBacklog;
 
     LineConnection(int index, Role role, boolean expectsClose) {
         super(index, role, expectsClose);
@@ -120,8 +126,12 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
-            if (msg instanceof ByteBuf) {
-                ((ByteBuf) msg).forEachByte(this);
+            if (msg instanceof ByteBuf buf) {
+                if (role == Role.SLOWREADER) { // the backlog only grows between two reads: its peak is now
+                    maxBacklog = Math.max(maxBacklog, echoBacklog());
+                    read += buf.readableBytes();
+                }
+                buf.forEachByte(this);
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -266,7 +276,7 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     }
 
     /**
-     * Stalled: small socket buffers and segments, before the connect (see {@link #STALLED_SOCKET_BUFFER});
+     * Stalled, slowreader: small socket buffers and segments, before the connect (see {@link #STALLED_SOCKET_BUFFER});
      * an option the transport does not have is left as it is.
      */
     static void shrinkBuffers(Channel ch) {
@@ -278,7 +288,7 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     }
 
     /**
-     * Stalled: writes chunks of filler lines ({@code x}s, shorter than {@code maxLine}) until this channel
+     * Stalled, slowreader: writes chunks of filler lines ({@code x}s, shorter than {@code maxLine}) until this channel
      * is unwritable, then flushes; the first call stamps {@link #stallStart}. A failed write is no error
      * (the server's close fails what is still queued).
      *
@@ -303,7 +313,32 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
             channel.write(chunk);
         }
         channel.flush();
+        written += bytes;
         return bytes;
+    }
+
+    /**
+     * Slowreader: its echoes not back yet, in bytes: what it wrote, less what still waits in its own outbound
+     * buffer, less what it read. They wait in the kernel's socket buffers of both sides and in the server.
+     */
+    long echoBacklog() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return written - (out == null ? 0 : out.totalPendingWriteBytes()) - read;
+    }
+
+    /** Stalled, slowreader: the bytes of filler lines written so far. */
+    long bytesWritten() {
+        return written;
+    }
+
+    /** Slowreader: the bytes read back so far. */
+    long bytesRead() {
+        return read;
+    }
+
+    /** Slowreader: the largest {@link #echoBacklog} so far, as of now. */
+    long maxEchoBacklog() {
+        return Math.max(maxBacklog, echoBacklog());
     }
 
     /** Junk: one line of 0xFF and up to 64 random bytes (no newline among them), shorter than {@code maxLine}. */

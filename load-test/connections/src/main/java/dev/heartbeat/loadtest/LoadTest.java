@@ -105,6 +105,15 @@ import picocli.CommandLine.Spec;
                     + "stalled closes, and no other role may be closed so. IdleStateHandler has no write-stall "
                     + "deadline: under --compare netty it must be closed for idleness, not before the close window "
                     + "after its first line (the server stopped reading it then or later).",
+            "slowreader (line only, --transport tcp; not with aged or --drain): the slow reader that still "
+                    + "drains. It writes lines as stalled does, with the same small buffers, so that the server's "
+                    + "echoes back up, but reads, one small receive window at a time, " + Scenario.SLOW_READS_PER_STALL
+                    + " times per --write-stall (Heartbeat servers get --write-stall as with stalled), so that echoes "
+                    + "keep leaving the server's outbound buffer, slowly. It must never be closed, by any impl, for "
+                    + "any reason (WRITE_STALL above all), and --check also fails unless one of them had more than "
+                    + Scenario.SLOW_READER_BACKLOG_BYTES / 1024 + " KiB of echoes not read back at once (sent, not "
+                    + "read yet: the server's echoes really backed up). Reports the bytes they wrote and read, and "
+                    + "their read rate.",
             "--drain DURATION: late in the run (its window and a grace before the end) the harness POSTs "
                     + "/drain?window=DURATION to every server (Heartbeat only): every connection still open must then "
                     + "be closed, told DRAIN (BYE DRAIN, a Close frame 1001 or a GOAWAY with 'DRAIN'; mqtt: no "
@@ -127,9 +136,9 @@ import picocli.CommandLine.Spec;
                     + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
             ""},
         footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
-                + "silent, dying, flooder or stalled connection left open, an unexpected close, a close told the wrong "
-                + "reason, a max-age close later than its bound, a storm second over the budget, a drain not spread, "
-                + "or a connection not opened); 2 bad "
+                + "silent, dying, flooder or stalled connection left open, an unexpected close (a slowreader's among "
+                + "them), no slowreader backed up, a close told the wrong reason, a max-age close later than its "
+                + "bound, a storm second over the budget, a drain not spread, or a connection not opened); 2 bad "
                 + "command line; 3 a run could not be completed (its report still lists what was measured).",
             "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
                 + "if this process dies."})
@@ -242,7 +251,8 @@ public final class LoadTest implements Callable<Integer> {
     int floodLines;
 
     @Option(names = "--write-stall", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "With stalled connections in --mix: the Heartbeat servers' --write-stall. At most a "
+            description = "With stalled or slowreader connections in --mix: the Heartbeat servers' --write-stall "
+                    + "(a slowreader reads " + Scenario.SLOW_READS_PER_STALL + " times per it). At most a "
                     + "third of the close window. Default: a quarter of --ping-interval (--policy ping) or "
                     + "--idle-timeout.")
     Duration writeStall;
@@ -371,8 +381,8 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--check",
             description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent, "
                     + "dying, flooder or stalled one was left open or told the wrong reason, another role was closed "
-                    + "for WRITE_STALL, a --drain left a connection open or closed them in a burst, or one could not "
-                    + "be opened: for CI.")
+                    + "for WRITE_STALL, a slowreader was closed or none backed up, a --drain left a connection open "
+                    + "or closed them in a burst, or one could not be opened: for CI.")
     boolean check;
 
     @Option(names = "--demo-server-jar", paramLabel = "PATH",
@@ -644,20 +654,31 @@ public final class LoadTest implements Callable<Integer> {
         }
     }
 
-    /** Stalled connections need sockets; a drain needs Heartbeat servers, and their HTTP endpoints. */
+    /**
+     * Stalled and slowreader connections need sockets; a drain needs Heartbeat servers, and their HTTP
+     * endpoints.
+     */
     private static void requireLifecycleFits(Scenario s, String transport, List<String> impls, List<String> targets,
             List<String> metrics) {
-        if (s.hasStalled() && transport.equals(RunPlan.LOCAL)) {
-            throw new IllegalArgumentException("--mix " + Role.STALLED + "=" + s.mix.percent(Role.STALLED) + " needs "
-                    + "--transport tcp: a stalled connection backs the server's echoes up into socket buffers, and "
-                    + "Netty's local transport has none (a write there never waits for the peer to read)");
+        Role backup = s.echoBackupRole();
+        if (backup != null && transport.equals(RunPlan.LOCAL)) {
+            throw new IllegalArgumentException("--mix " + backup + "=" + s.mix.percent(backup) + " needs "
+                    + "--transport tcp: a " + backup + " connection backs the server's echoes up into socket buffers, "
+                    + "and Netty's local transport has none (a write there never waits for the peer to read)");
         }
-        if (s.hasStalled() && s.agesConnections()) {
-            throw new IllegalArgumentException("--mix with both " + Role.STALLED + " and " + Role.AGED + ": a stalled "
-                    + "connection reads nothing, so its max-age goodbye cannot be timed; run them apart");
+        if (backup != null && s.agesConnections()) {
+            throw new IllegalArgumentException("--mix with both " + backup + " and " + Role.AGED + ": a " + backup
+                    + " connection " + (backup == Role.STALLED ? "reads nothing" : "reads its echoes far behind")
+                    + ", so its max-age goodbye cannot be timed; run them apart");
         }
         if (!s.drains()) {
             return;
+        }
+        if (s.mix.percent(Role.SLOWREADER) > 0) {
+            throw new IllegalArgumentException("--drain with --mix " + Role.SLOWREADER + "="
+                    + s.mix.percent(Role.SLOWREADER) + ": a " + Role.SLOWREADER + " connection reads its echoes far "
+                    + "behind, so its DRAIN goodbye comes too late to tell its close from an unexpected one; run them "
+                    + "apart");
         }
         if (s.agesConnections() || s.storm) {
             throw new IllegalArgumentException("--drain with " + (s.storm ? "--storm" : "--mix " + Role.AGED + "=N")

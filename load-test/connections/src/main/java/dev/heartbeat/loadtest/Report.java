@@ -311,6 +311,19 @@ final class Report {
                             + num(Histograms.percentileMillis(r.client.stallCloseTime, 99)) + " / "
                             + num(Histograms.maxMillis(r.client.stallCloseTime)), null));
         }
+        if (runs.stream().anyMatch(r -> r.client.connectedByRole[Role.SLOWREADER.ordinal()] > 0)) {
+            rows.add(row("slowreader: closed / connected (backed up over "
+                    + Scenario.SLOW_READER_BACKLOG_BYTES / 1024 + " KiB; most KiB not read back)", runs,
+                    r -> Progress.count(r.client.closedByRole[Role.SLOWREADER.ordinal()]) + " / "
+                            + Progress.count(r.client.connectedByRole[Role.SLOWREADER.ordinal()]) + " ("
+                            + Progress.count(r.client.slowBackedUp) + "; "
+                            + Progress.count(r.client.slowMaxBacklog / 1024) + ")", null));
+            rows.add(row("slowreader: KiB written / read; read rate KiB/s each (a read every "
+                    + Scenario.format(scenario.slowReadPeriodNanos()) + ")", runs,
+                    r -> Progress.count(r.client.slowBytesWritten / 1024) + " / "
+                            + Progress.count(r.client.slowBytesRead / 1024) + "; "
+                            + num(r.slowReadBytesPerSecond() / 1024), null));
+        }
         if (scenario.drains()) {
             rows.add(row("drain over " + Scenario.format(scenario.drainNanos) + ": drained / servers draining", runs,
                     r -> Progress.count(r.client.drained) + " / "

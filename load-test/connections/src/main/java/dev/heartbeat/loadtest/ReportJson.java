@@ -45,7 +45,7 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
             ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm,
-            Stalled stalled, Drain drain) {
+            Stalled stalled, SlowReaders slowReaders, Drain drain) {
     }
 
     /**
@@ -94,6 +94,18 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      */
     record Stalled(long connected, long bytesWritten, long closed, long closedOnTime, long readAgain,
             double writeStallMs, Lateness closeAfterLastWriteMs) {
+    }
+
+    /**
+     * The slowreaders' (writing as stalled ones, reading once every {@code readEveryMs}, a small fraction of
+     * the write stall): connections, those closed (each a failure), bytes written and read back, the mean read rate of
+     * one (bytes a second: all they read over all the time they read for), how many had more than
+     * {@code backlogBoundBytes} of echoes not read back at once, and the most any had. Null without
+     * slowreaders.
+     */
+    record SlowReaders(long connected, long closed, long bytesWritten, long bytesRead, Double readBytesPerSecond,
+            long backedUp, long maxEchoBacklogBytes, long backlogBoundBytes, double readEveryMs,
+            double writeStallMs) {
     }
 
     /**

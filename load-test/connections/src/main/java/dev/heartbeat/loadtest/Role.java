@@ -96,7 +96,17 @@ enum Role {
      * {@link Scenario#stallDeadlineNanos} after its last; the goodbye cannot reach a peer that does not
      * read, so the servers' counts are checked instead. Needs real sockets ({@code --transport tcp}).
      */
-    STALLED("stalled", false);
+    STALLED("stalled", false),
+    /**
+     * The stalled peer's counterpart: a slow reader that still drains. It writes lines as {@link #STALLED}
+     * does, with the same small buffers and auto-read off from the connect, so the server's echoes back up,
+     * but reads once every {@link Scenario#slowReadPeriodNanos} (a small fraction of the write stall), so that
+     * some of them leave the server's outbound buffer well inside every write-stall timeout. It must never be
+     * closed (the servers get {@code --write-stall} as with stalled connections); the check also fails unless
+     * one of them was seen backed up ({@link Scenario#SLOW_READER_BACKLOG_BYTES}). Needs real sockets
+     * ({@code --transport tcp}).
+     */
+    SLOWREADER("slowreader", false);
 
     /** The name in {@code --mix} and in reports. */
     final String label;
@@ -132,8 +142,8 @@ enum Role {
     }
 
     /**
-     * Whether this role is one of the misbehaving peers (issue 12's, the flooder and the stalled) or the
-     * aged one, listed by {@link Mix} only when present.
+     * Whether this role is one of the misbehaving peers (issue 12's, the flooder, the stalled and the slow
+     * reader) or the aged one, listed by {@link Mix} only when present.
      */
     boolean isEdge() {
         return ordinal() > DYING.ordinal();
@@ -150,6 +160,15 @@ enum Role {
      */
     boolean isLineLimited() {
         return this == TRICKLE || this == LONGLINE;
+    }
+
+    /**
+     * Whether this role backs the server's echoes up on purpose (stalled, slowreader): small socket buffers
+     * ({@link LineConnection#shrinkBuffers}), reading under its own control, writing lines whenever its
+     * channel is writable; the servers get {@code --write-stall} when the mix has one.
+     */
+    boolean backsUpEchoes() {
+        return this == STALLED || this == SLOWREADER;
     }
 
     @Override

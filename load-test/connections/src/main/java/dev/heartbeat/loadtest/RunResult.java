@@ -219,6 +219,12 @@ final class RunResult {
         if (client.connectedByRole[Role.JUNK.ordinal()] > 0 && client.junkEchoes == 0) {
             f.add(who + "none of the " + client.junkLinesSent + " junk lines came back");
         }
+        long slow = client.connectedByRole[Role.SLOWREADER.ordinal()];
+        if (slow > 0 && client.slowBackedUp == 0) { // its closes are unexpected ones: counted above
+            f.add(who + "none of the " + slow + " slowreaders had more than "
+                    + Scenario.SLOW_READER_BACKLOG_BYTES / 1024 + " KiB of echoes not read back (the most: "
+                    + client.slowMaxBacklog / 1024 + " KiB): the servers' echoes never backed up behind one");
+        }
         if (client.connectFailures > 0) {
             f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
                     + client.connectFailureCauses);
@@ -482,7 +488,8 @@ final class RunResult {
                         c.junkLinesSent, c.junkEchoes),
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
                         round(heapSlopeBytesPerMinute())), floodersJson(),
-                s.agesConnections() ? agedJson(s) : null, s.storm ? stormJson(s) : null, stalledJson(s), drainJson(s));
+                s.agesConnections() ? agedJson(s) : null, s.storm ? stormJson(s) : null, stalledJson(s),
+                slowReadersJson(s), drainJson(s));
     }
 
     private ReportJson.Aged agedJson(Scenario s) {
@@ -527,6 +534,24 @@ final class RunResult {
                         round(Histograms.percentileMillis(c.stallCloseTime, 50)),
                         round(Histograms.percentileMillis(c.stallCloseTime, 99)),
                         round(Histograms.maxMillis(c.stallCloseTime)), c.stallCloseTime.getTotalCount()));
+    }
+
+    /** The slowreaders' counts, bytes and read rate; null without any. */
+    private ReportJson.SlowReaders slowReadersJson(Scenario scenario) {
+        ClientResult c = client;
+        int i = Role.SLOWREADER.ordinal();
+        if (c.connectedByRole[i] == 0) {
+            return null;
+        }
+        return new ReportJson.SlowReaders(c.connectedByRole[i], c.closedByRole[i], c.slowBytesWritten,
+                c.slowBytesRead, round(slowReadBytesPerSecond()), c.slowBackedUp, c.slowMaxBacklog,
+                Scenario.SLOW_READER_BACKLOG_BYTES, round(scenario.slowReadPeriodNanos() / 1e6),
+                round(scenario.writeStallNanos() / 1e6));
+    }
+
+    /** The slowreaders' mean read rate, bytes a second each: all they read over all the time they read for. */
+    double slowReadBytesPerSecond() {
+        return client.slowReadNanos == 0 ? Double.NaN : client.slowBytesRead / (client.slowReadNanos / 1e9);
     }
 
     /** The drain's window, start, counts and closes per second; null without a drain. */

@@ -112,6 +112,23 @@ final class Scenario {
      * coalescing, a loaded 2-core machine).
      */
     static final long STORM_LATENESS_SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How many reads a {@link Role#SLOWREADER} connection makes per {@link #writeStallNanos}: three, so that
+     * the peer drains at every third of the write stall. Each read takes one of its small receive windows.
+     * Caveat: the server's kernel wakes the server's writer only once about a third of its socket send buffer
+     * (sized by Linux from the congestion window) is free again, and only then do bytes leave the outbound
+     * buffer the guard watches; a reader this slow can leave that buffer unmoved for a whole write stall,
+     * and Heartbeat then closes it for WRITE_STALL (see StalledTcpTest).
+     */
+    static final int SLOW_READS_PER_STALL = 3;
+    /**
+     * A {@link Role#SLOWREADER} connection counts as backed up once more than this many bytes it sent (gone
+     * from its own outbound buffer) have not come back ({@link LineConnection#echoBacklog}): more than its
+     * own socket buffers (8 KiB each way) and the server's socket send buffer as Linux sizes it for these
+     * segments hold, so the rest waits in the server: in its outbound buffer, or unread because the server
+     * stopped reading (the demo server does only when that buffer is over its high water mark).
+     */
+    static final long SLOW_READER_BACKLOG_BYTES = 256 * 1024;
 
     final int connections;
     final Mix mix;
@@ -345,9 +362,37 @@ final class Scenario {
         return quietLimitNanos() / 2;
     }
 
-    /** Whether the mix has {@link Role#STALLED} connections, so that Heartbeat servers get {@code --write-stall}. */
+    /** Whether the mix has {@link Role#STALLED} connections. */
     boolean hasStalled() {
         return mix.percent(Role.STALLED) > 0;
+    }
+
+    /**
+     * The first role of the mix that backs the server's echoes up ({@link Role#backsUpEchoes}: stalled, then
+     * slowreader), or null: with one, Heartbeat servers get {@code --write-stall} and the run needs sockets.
+     */
+    Role echoBackupRole() {
+        for (Role r : Role.values()) {
+            if (r.backsUpEchoes() && mix.percent(r) > 0) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Whether Heartbeat servers get {@code --write-stall}: the mix has stalled or slowreader connections. */
+    boolean guardsWriteStalls() {
+        return echoBackupRole() != null;
+    }
+
+    /**
+     * Between two reads of a {@link Role#SLOWREADER} connection: {@link #writeStallNanos} over
+     * {@link #SLOW_READS_PER_STALL}, so that echoes leave the server's outbound buffer well inside every
+     * write-stall timeout (the guard closes after at least the timeout without progress). A period below the
+     * client loop's 1 ms tick comes down to a read every tick.
+     */
+    long slowReadPeriodNanos() {
+        return writeStallNanos() / SLOW_READS_PER_STALL;
     }
 
     /**
@@ -378,19 +423,19 @@ final class Scenario {
 
     /**
      * The lifecycle settings of each of {@code servers} Heartbeat processes: the max age when the mix has
-     * aged connections, the write stall when it has stalled ones, each process's share of the action
+     * aged connections, the write stall when it has stalled or slowreader ones, each process's share of the action
      * budget; none for the other impls (they have no such settings).
      */
     ServerConfig.Lifecycle lifecycle(String impl, int servers) {
         ServerConfig.Lifecycle none = ServerConfig.Lifecycle.NONE;
         boolean ages = agesConnections();
-        if (!HEARTBEAT.equals(impl) || !(ages || hasStalled() || actionBudget > 0)) {
+        if (!HEARTBEAT.equals(impl) || !(ages || guardsWriteStalls() || actionBudget > 0)) {
             return none;
         }
         return new ServerConfig.Lifecycle(ages ? Duration.ofNanos(maxAgeNanos) : none.maxAge(),
                 ages ? maxAgeJitter : none.maxAgeJitter(), ages ? maxAgeJitterMode : none.jitterMode(),
                 ages ? Duration.ofNanos(maxAgeGraceNanos) : none.maxAgeGrace(),
-                hasStalled() ? Duration.ofNanos(writeStallNanos()) : none.writeStall(), none.maxUnwritable(),
+                guardsWriteStalls() ? Duration.ofNanos(writeStallNanos()) : none.writeStall(), none.maxUnwritable(),
                 actionBudget > 0 ? actionBudgetPerServer(servers) : none.actionBudget());
     }
 
@@ -645,7 +690,7 @@ final class Scenario {
         if (actionBudget > 0) {
             s.append("; action budget ").append(actionBudget).append("/s over the servers");
         }
-        if (hasStalled()) {
+        if (guardsWriteStalls()) {
             s.append("; heartbeat servers close write stalls of ").append(format(writeStallNanos()));
         }
         if (drains()) {
@@ -882,11 +927,12 @@ final class Scenario {
             if (writeStallNanos < 0 || (writeStallNanos > 0 && writeStallNanos < TimeUnit.MILLISECONDS.toNanos(1))) {
                 throw new IllegalArgumentException("--write-stall must be at least 1ms: " + format(writeStallNanos));
             }
-            if (writeStallNanos > 0 && !s.hasStalled()) {
+            if (writeStallNanos > 0 && !s.guardsWriteStalls()) {
                 throw new IllegalArgumentException("--write-stall " + format(writeStallNanos) + " is for the "
-                        + Role.STALLED + " role: give --mix with " + Role.STALLED + "=N, or no --write-stall");
+                        + Role.STALLED + " and " + Role.SLOWREADER + " roles: give --mix with " + Role.STALLED
+                        + "=N or " + Role.SLOWREADER + "=N, or no --write-stall");
             }
-            if (s.hasStalled() && s.writeStallNanos() > s.closeWindowNanos() / 3) {
+            if (s.guardsWriteStalls() && s.writeStallNanos() > s.closeWindowNanos() / 3) {
                 throw new IllegalArgumentException("--write-stall " + format(s.writeStallNanos()) + ": a stalled "
                         + "connection must be closed for WRITE_STALL well before an idle close of it could be due (the "
                         + "close window, " + format(s.closeWindowNanos()) + "): give a --write-stall of at most a "

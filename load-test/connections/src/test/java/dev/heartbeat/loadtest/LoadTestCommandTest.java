@@ -54,7 +54,8 @@ class LoadTestCommandTest {
             "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
             "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
             "too_many_pings", "aged", "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace",
-            "MAX_AGE", "--storm", "--action-budget", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN"}) {
+            "MAX_AGE", "--storm", "--action-budget", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN",
+            "slowreader"}) {
             assertTrue(r[1].contains(flag), flag);
         }
     }
@@ -108,6 +109,14 @@ class LoadTestCommandTest {
                 "--duration", "100s");
         assertRefused("--mix with both stalled and aged", "--compare", "heartbeat", "--mix",
                 "silent=50,aged=40,stalled=10", "--duration", "100s");
+        assertRefused("--mix slowreader=10 needs --transport tcp: a slowreader connection backs the server's echoes "
+                + "up into socket buffers", "--transport", "local", "--mix", "silent=90,slowreader=10");
+        assertRefused("--mix with both slowreader and aged: a slowreader connection reads its echoes far behind",
+                "--compare", "heartbeat", "--mix", "silent=50,aged=40,slowreader=10", "--duration", "100s");
+        assertRefused("--drain with --mix slowreader=10: a slowreader connection reads its echoes far behind",
+                "--drain", "4s", "--compare", "heartbeat", "--mix", "silent=90,slowreader=10", "--duration", "100s");
+        assertRefused("--mix slowreader=10: the edge role slowreader speaks the line protocol (raw bytes and lines), "
+                + "not --probe http2", "--probe", "http2", "--mix", "silent=90,slowreader=10");
         assertRefused("--drain with --target needs --target-metrics", "--drain", "4s", "--compare", "heartbeat",
                 "--target", "127.0.0.1:7000");
     }

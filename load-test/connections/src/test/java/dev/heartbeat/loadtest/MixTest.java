@@ -122,7 +122,7 @@ class MixTest {
     @Test
     void anUnknownRoleIsRefusedAndTheErrorListsEveryRole() {
         assertMessage("unknown connection role 'sleepy': expected one of active, silent, pong, dying, trickle, "
-                + "pingflood, halfopen, longline, junk, flooder, aged, stalled", "sleepy=100");
+                + "pingflood, halfopen, longline, junk, flooder, aged, stalled, slowreader", "sleepy=100");
     }
 
     @Test
@@ -131,6 +131,19 @@ class MixTest {
                 "listed when present");
         assertTrue(Role.STALLED.isEdge() && Role.STALLED.speaksLinesOnly(), "its backlog is lines; HTTP/2 would "
                 + "hold it in its flow control, out of the outbound buffer the write-stall guard watches");
+    }
+
+    @Test
+    void theSlowReaderIsALineOnlyEdgeRoleThatBacksEchoesUpAsTheStalledDoes() {
+        Mix mix = Mix.parse("silent=80,stalled=10,SlowReader=10");
+        assertEquals(10, mix.percent(Role.SLOWREADER));
+        assertEquals("active=0,silent=80,pong=0,dying=0,stalled=10,slowreader=10", mix.toString(),
+                "listed when present");
+        assertEquals("active=0,silent=90,pong=0,dying=0,slowreader=10",
+                Mix.parse("silent=90,slowreader=10").toString());
+        assertTrue(Role.SLOWREADER.isEdge() && Role.SLOWREADER.speaksLinesOnly());
+        assertTrue(Role.SLOWREADER.backsUpEchoes() && Role.STALLED.backsUpEchoes());
+        assertFalse(Role.ACTIVE.backsUpEchoes() || Role.HALFOPEN.backsUpEchoes());
     }
 
     @Test

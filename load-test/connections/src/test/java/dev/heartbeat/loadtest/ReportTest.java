@@ -286,4 +286,39 @@ class ReportTest {
         assertTrue(report.checkFailures().contains("heartbeat/tcp: 1 connections of other roles than stalled were "
                 + "told WRITE_STALL"), report.checkFailures().toString());
     }
+
+    @Test
+    void theSlowReadersBytesAndRateAreReportedAndTheCheckFailsUnlessOneBackedUp(@TempDir Path dir) throws Exception {
+        Scenario s = Scenario.builder().connections(1000).mix(Mix.parse("silent=30,active=60,slowreader=10"))
+                .build();
+        RunResult r = result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10);
+        ClientResult c = r.client;
+        c.connectedByRole[Role.SLOWREADER.ordinal()] = 100;
+        c.slowBytesWritten = 100 * 4096 * 1024L;
+        c.slowBytesRead = 100 * 1024 * 1024L;
+        c.slowReadNanos = 100 * 4_000_000_000L; // 4 s each: 256 KiB/s
+        c.slowBackedUp = 90;
+        c.slowMaxBacklog = 600 * 1024;
+        Report report = report(s, List.of(r));
+        assertEquals(List.of(), report.checkFailures());
+        JsonNode slow = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
+                .get(Scenario.HEARTBEAT).get("tcp").get("slow_readers");
+        assertEquals(100, slow.get("connected").asLong());
+        assertEquals(0, slow.get("closed").asLong());
+        assertEquals(c.slowBytesRead, slow.get("bytes_read").asLong());
+        assertEquals(256 * 1024.0, slow.get("read_bytes_per_second").asDouble(), 1e-9);
+        assertEquals(90, slow.get("backed_up").asLong());
+        assertEquals(Scenario.SLOW_READER_BACKLOG_BYTES, slow.get("backlog_bound_bytes").asLong());
+        report.write(dir);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("| slowreader: closed / connected (backed up over 256 KiB; most KiB not read back) "
+                + "| 0 / 100 (90; 600) |"), md);
+        assertTrue(md.contains("| 409,600 / 102,400; 256 |"), md);
+
+        c.slowBackedUp = 0;
+        c.slowMaxBacklog = 200 * 1024;
+        assertTrue(report.checkFailures().contains("heartbeat/tcp: none of the 100 slowreaders had more than 256 KiB "
+                + "of echoes not read back (the most: 200 KiB): the servers' echoes never backed up behind one"),
+                report.checkFailures().toString());
+    }
 }

@@ -20,6 +20,8 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,13 +32,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code --write-stall} 250 ms. Heartbeat must close every stalled connection for WRITE_STALL between
  * the write stall after its first line and the close window after its last, and count them so; IdleStateHandler,
  * with no write-stall deadline, closes them for idleness from their last write, as a silent connection.
+ * Slowreaders beside them back the server's echoes up as well but keep reading: Heartbeat must close none.
  */
 class StalledTcpTest {
 
     private static final int CONNECTIONS = 60;
 
     private static Scenario scenario() {
-        return Scenario.builder().connections(CONNECTIONS).mix(Mix.parse("silent=20,active=40,stalled=40"))
+        return scenario("silent=20,active=40,stalled=40");
+    }
+
+    private static Scenario scenario(String mix) {
+        return Scenario.builder().connections(CONNECTIONS).mix(Mix.parse(mix))
                 .policy(Scenario.Policy.PING).pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(1_000))
                 .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(250)).maxMissedPings(2)
                 .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
@@ -89,5 +96,33 @@ class StalledTcpTest {
         assertEquals(heartbeat ? stalled : 0, c.stallCloseTime.getTotalCount());
         assertEquals(0, c.goodbyes(CloseReason.WRITE_STALL), "no other connection told WRITE_STALL");
         assertEquals(0, c.closedByRole[Role.ACTIVE.ordinal()], "active ones read their echoes: never stalled");
+    }
+
+    /**
+     * The write-stall guard's contract: a slow reader that still drains is never closed. Disabled: Heartbeat's
+     * guard closes these slowreaders for WRITE_STALL (their reads reach the server's kernel, whose send buffer
+     * hides them from the outbound buffer the guard watches, see {@link Scenario#SLOW_READS_PER_STALL}).
+     * Enable it once the guard sees such progress.
+     */
+    @Test
+    @Disabled("Heartbeat closes slowreaders for WRITE_STALL: the server's socket send buffer hides their reads")
+    void slowReadersBesideStalledOnesAreNeverClosedThoughTheirEchoesBackUp() throws Exception {
+        Scenario s = scenario("silent=10,active=30,stalled=30,slowreader=30");
+        RunResult r = run(s, Scenario.HEARTBEAT);
+        ClientResult c = r.client;
+        int stalled = s.mix.counts(s.connections).get(Role.STALLED);
+        long slow = s.mix.counts(s.connections).get(Role.SLOWREADER);
+        String seen = c.failureSamples + "; servers: " + r.serverMetrics.closes;
+        assertEquals(List.of(), r.checkFailures(), seen);
+        assertEquals(List.of(), r.closeReasonFailures(s), "the servers closed no slowreader after the end either");
+        assertEquals(slow, c.connectedByRole[Role.SLOWREADER.ordinal()]);
+        assertEquals(0, c.closedByRole[Role.SLOWREADER.ordinal()], "never closed: " + seen);
+        assertEquals(stalled, c.closedByRole[Role.STALLED.ordinal()], "every stalled connection closed");
+        assertEquals(stalled, r.serverMetrics.closes(CloseReason.WRITE_STALL), "for WRITE_STALL, and only they");
+        assertTrue(c.slowBackedUp > 0 && c.slowMaxBacklog > Scenario.SLOW_READER_BACKLOG_BYTES,
+                "their echoes backed up: " + c.slowBackedUp + " of " + slow + ", at most " + c.slowMaxBacklog);
+        assertTrue(c.slowBytesRead > 0 && c.slowBytesRead < c.slowBytesWritten,
+                "they read, less than they wrote: " + c.slowBytesRead + " of " + c.slowBytesWritten);
+        assertTrue(r.slowReadBytesPerSecond() > 0, "a read rate");
     }
 }

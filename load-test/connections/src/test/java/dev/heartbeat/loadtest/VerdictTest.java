@@ -284,7 +284,26 @@ class VerdictTest {
         assertTrue(message.endsWith("give a --write-stall of at most a third of it, 2.333s"), message);
         message = assertThrows(IllegalArgumentException.class, () -> Scenario.builder().writeStallNanos(S).build())
                 .getMessage();
-        assertTrue(message.startsWith("--write-stall 1s is for the stalled role"), message);
+        assertTrue(message.startsWith("--write-stall 1s is for the stalled and slowreader roles"), message);
+    }
+
+    @Test
+    void slowReadersGiveHeartbeatServersTheSameWriteStallAndMustStayOpenEverywhere() {
+        Scenario s = ciTiming().mix(Mix.parse("silent=20,active=20,pong=40,dying=10,slowreader=10")).build();
+        assertFalse(s.hasStalled());
+        assertTrue(s.guardsWriteStalls());
+        assertEquals(Role.SLOWREADER, s.echoBackupRole());
+        assertEquals(3 * S / 4, s.writeStallNanos(), "a quarter of the ping interval, as with stalled ones");
+        assertEquals(s.writeStallNanos() / Scenario.SLOW_READS_PER_STALL, s.slowReadPeriodNanos());
+        assertTrue(String.join(" ", s.serverFlags(Scenario.HEARTBEAT, 1)).endsWith(" --write-stall 750000000ns"));
+        assertFalse(String.join(" ", s.serverFlags(Scenario.NETTY, 1)).contains("--write-stall"));
+        for (String impl : new String[] {Scenario.HEARTBEAT, Scenario.NETTY, Scenario.NONE}) {
+            assertFalse(s.expectsClose(impl, Role.SLOWREADER), impl);
+        }
+        assertTrue(s.describePolicy().endsWith("; heartbeat servers close write stalls of 750ms"), s.describePolicy());
+        Scenario both = ciTiming().mix(Mix.parse("silent=80,stalled=10,slowreader=10")).writeStallNanos(S).build();
+        assertEquals(Role.STALLED, both.echoBackupRole(), "the stalled first");
+        assertEquals(S, both.settings().scenario().writeStallNanos(), "carried to the children");
     }
 
     @Test
