@@ -21,6 +21,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -52,6 +53,12 @@ public final class DemoServer implements AutoCloseable {
 
     /** How long {@link #close} lets event loops finish: well inside the 5 s a stop may take. */
     private static final long SHUTDOWN_TIMEOUT_MILLIS = 2_500;
+    /**
+     * {@code TCP_NOTSENT_LOWAT} of each accepted channel when a write stall is guarded (epoll): the kernel
+     * reports a socket writable once fewer unsent bytes than this wait in it, so Netty's outbound buffer,
+     * which the guard watches, moves as the peer drains. 16 KiB: about a segment ten times over.
+     */
+    static final long NOTSENT_LOWAT_BYTES = 16 * 1024;
 
     private final ServerConfig config;
     private final String transport;
@@ -125,13 +132,20 @@ public final class DemoServer implements AutoCloseable {
     private void bind() throws InterruptedException {
         Class<? extends ServerChannel> channelClass =
                 "epoll".equals(transport) ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        serverChannel = new ServerBootstrap()
+        ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 8192)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(echo.initializer())
+                .childHandler(echo.initializer());
+        if ("epoll".equals(transport) && !config.lifecycle().writeStall().isZero()) {
+            // A write-stall guard sees progress where Netty sees it: bytes leaving its outbound buffer. Without a
+            // low-water mark on the unsent bytes, Linux wakes the writer only once a third of an autotuned send
+            // buffer (up to megabytes) is free, so a reader that drains slowly looks stalled for seconds.
+            bootstrap.childOption(EpollChannelOption.TCP_NOTSENT_LOWAT, NOTSENT_LOWAT_BYTES);
+        }
+        serverChannel = bootstrap
                 .bind(config.host(), config.port())
                 .sync()
                 .channel();

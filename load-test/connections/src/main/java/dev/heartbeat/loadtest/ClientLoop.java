@@ -264,7 +264,9 @@ final class ClientLoop {
         totals.slowBytesRead += slow.bytesRead();
         totals.slowReadNanos += now - c.connectedAt;
         totals.slowMaxBacklog = Math.max(totals.slowMaxBacklog, backlog);
-        if (backlog > Scenario.SLOW_READER_BACKLOG_BYTES) {
+        long unwritable = slow.longestUnwritableNanos(now);
+        totals.slowLongestUnwritableNanos = Math.max(totals.slowLongestUnwritableNanos, unwritable);
+        if (unwritable > scenario.writeStallNanos()) {
             totals.slowBackedUp++;
         }
     }

@@ -85,6 +85,8 @@ final class ClientResult {
     long slowReadNanos;
     long slowBackedUp;
     long slowMaxBacklog;
+    /** Slowreader: the longest any one stayed unwritable (the server not reading it), in ns. */
+    long slowLongestUnwritableNanos;
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
     PerSecond drainCloses = new PerSecond();
@@ -161,6 +163,7 @@ final class ClientResult {
         slowReadNanos += o.slowReadNanos;
         slowBackedUp += o.slowBackedUp;
         slowMaxBacklog = Math.max(slowMaxBacklog, o.slowMaxBacklog);
+        slowLongestUnwritableNanos = Math.max(slowLongestUnwritableNanos, o.slowLongestUnwritableNanos);
         drained += o.drained;
         drainCloses.add(o.drainCloses);
         churned += o.churned;

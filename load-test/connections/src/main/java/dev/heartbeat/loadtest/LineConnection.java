@@ -84,6 +84,9 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     private boolean refusedLine;
     /** Stalled, slowreader: the bytes of filler lines written ({@link #fillUntilUnwritable}). */
     private long written;
+    /** Slowreader: since when its channel is unwritable (0: writable), and the longest span so far, in ns. */
+    private long unwritableSince;
+    private long longestUnwritable;
     /** Slowreader: the bytes read back, and the most echoes not back yet seen before a read ({@link #echoBacklog}). */
     private long read;
     private long maxBacklog;
@@ -296,6 +299,10 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
      */
     int fillUntilUnwritable(int maxLine) {
         stamp();
+        if (unwritableSince != 0) { // writable again: called from channelWritabilityChanged
+            longestUnwritable = Math.max(longestUnwritable, lastActivity - unwritableSince);
+            unwritableSince = 0;
+        }
         if (stallStart == 0) {
             stallStart = lastActivity;
         }
@@ -314,7 +321,19 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
         }
         channel.flush();
         written += bytes;
+        if (!channel.isWritable() && unwritableSince == 0) {
+            unwritableSince = System.nanoTime();
+        }
         return bytes;
+    }
+
+    /**
+     * Slowreader: the longest it stayed unwritable, as of {@code now}. Its own outbound buffer stays over
+     * its high water mark only while the server does not read it, which the demo server does only while
+     * its echoes to it are over its own high water mark: pending all along.
+     */
+    long longestUnwritableNanos(long now) {
+        return Math.max(longestUnwritable, unwritableSince == 0 ? 0 : now - unwritableSince);
     }
 
     /**

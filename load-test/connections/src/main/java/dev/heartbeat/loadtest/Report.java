@@ -312,8 +312,8 @@ final class Report {
                             + num(Histograms.maxMillis(r.client.stallCloseTime)), null));
         }
         if (runs.stream().anyMatch(r -> r.client.connectedByRole[Role.SLOWREADER.ordinal()] > 0)) {
-            rows.add(row("slowreader: closed / connected (backed up over "
-                    + Scenario.SLOW_READER_BACKLOG_BYTES / 1024 + " KiB; most KiB not read back)", runs,
+            rows.add(row("slowreader: closed / connected (unwritable longer than the write stall; most KiB not "
+                    + "read back)", runs,
                     r -> Progress.count(r.client.closedByRole[Role.SLOWREADER.ordinal()]) + " / "
                             + Progress.count(r.client.connectedByRole[Role.SLOWREADER.ordinal()]) + " ("
                             + Progress.count(r.client.slowBackedUp) + "; "

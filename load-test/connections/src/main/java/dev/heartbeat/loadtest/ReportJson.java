@@ -104,7 +104,7 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      * slowreaders.
      */
     record SlowReaders(long connected, long closed, long bytesWritten, long bytesRead, Double readBytesPerSecond,
-            long backedUp, long maxEchoBacklogBytes, long backlogBoundBytes, double readEveryMs,
+            long backedUp, long maxEchoBacklogBytes, Double longestUnwritableMs, double readEveryMs,
             double writeStallMs) {
     }
 

@@ -103,7 +103,9 @@ enum Role {
      * but reads once every {@link Scenario#slowReadPeriodNanos} (a small fraction of the write stall), so that
      * some of them leave the server's outbound buffer well inside every write-stall timeout. It must never be
      * closed (the servers get {@code --write-stall} as with stalled connections); the check also fails unless
-     * one of them was seen backed up ({@link Scenario#SLOW_READER_BACKLOG_BYTES}). Needs real sockets
+     * one of them was seen backed up: its own channel unwritable for longer than the write stall, which means
+     * the server did not read it for that long, which the demo server does only while its outbound buffer
+     * to it is over the high water mark, so bytes were pending there all along. Needs real sockets
      * ({@code --transport tcp}).
      */
     SLOWREADER("slowreader", false);

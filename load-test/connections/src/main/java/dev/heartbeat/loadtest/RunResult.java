@@ -221,9 +221,9 @@ final class RunResult {
         }
         long slow = client.connectedByRole[Role.SLOWREADER.ordinal()];
         if (slow > 0 && client.slowBackedUp == 0) { // its closes are unexpected ones: counted above
-            f.add(who + "none of the " + slow + " slowreaders had more than "
-                    + Scenario.SLOW_READER_BACKLOG_BYTES / 1024 + " KiB of echoes not read back (the most: "
-                    + client.slowMaxBacklog / 1024 + " KiB): the servers' echoes never backed up behind one");
+            f.add(who + "none of the " + slow + " slowreaders stayed unwritable for longer than the write stall "
+                    + "(the longest: " + client.slowLongestUnwritableNanos / 1_000_000 + " ms): the servers' echoes "
+                    + "never backed up behind one for that long");
         }
         if (client.connectFailures > 0) {
             f.add(who + client.connectFailures + " of " + connections + " connections could not be opened: "
@@ -545,7 +545,7 @@ final class RunResult {
         }
         return new ReportJson.SlowReaders(c.connectedByRole[i], c.closedByRole[i], c.slowBytesWritten,
                 c.slowBytesRead, round(slowReadBytesPerSecond()), c.slowBackedUp, c.slowMaxBacklog,
-                Scenario.SLOW_READER_BACKLOG_BYTES, round(scenario.slowReadPeriodNanos() / 1e6),
+                round(c.slowLongestUnwritableNanos / 1e6), round(scenario.slowReadPeriodNanos() / 1e6),
                 round(scenario.writeStallNanos() / 1e6));
     }
 

@@ -115,20 +115,12 @@ final class Scenario {
     /**
      * How many reads a {@link Role#SLOWREADER} connection makes per {@link #writeStallNanos}: three, so that
      * the peer drains at every third of the write stall. Each read takes one of its small receive windows.
-     * Caveat: the server's kernel wakes the server's writer only once about a third of its socket send buffer
-     * (sized by Linux from the congestion window) is free again, and only then do bytes leave the outbound
-     * buffer the guard watches; a reader this slow can leave that buffer unmoved for a whole write stall,
-     * and Heartbeat then closes it for WRITE_STALL (see StalledTcpTest).
+     * Without {@code TCP_NOTSENT_LOWAT} on the server's sockets (the demo server sets it with a write stall,
+     * on epoll), Linux wakes the server's writer only once about a third of its autotuned send buffer is
+     * free, so bytes left its outbound buffer, which the guard watches, too seldom: every slowreader was
+     * closed for WRITE_STALL (StalledTcpTest).
      */
     static final int SLOW_READS_PER_STALL = 3;
-    /**
-     * A {@link Role#SLOWREADER} connection counts as backed up once more than this many bytes it sent (gone
-     * from its own outbound buffer) have not come back ({@link LineConnection#echoBacklog}): more than its
-     * own socket buffers (8 KiB each way) and the server's socket send buffer as Linux sizes it for these
-     * segments hold, so the rest waits in the server: in its outbound buffer, or unread because the server
-     * stopped reading (the demo server does only when that buffer is over its high water mark).
-     */
-    static final long SLOW_READER_BACKLOG_BYTES = 256 * 1024;
 
     final int connections;
     final Mix mix;

@@ -299,6 +299,7 @@ class ReportTest {
         c.slowReadNanos = 100 * 4_000_000_000L; // 4 s each: 256 KiB/s
         c.slowBackedUp = 90;
         c.slowMaxBacklog = 600 * 1024;
+        c.slowLongestUnwritableNanos = 2_500_000_000L;
         Report report = report(s, List.of(r));
         assertEquals(List.of(), report.checkFailures());
         JsonNode slow = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
@@ -308,17 +309,18 @@ class ReportTest {
         assertEquals(c.slowBytesRead, slow.get("bytes_read").asLong());
         assertEquals(256 * 1024.0, slow.get("read_bytes_per_second").asDouble(), 1e-9);
         assertEquals(90, slow.get("backed_up").asLong());
-        assertEquals(Scenario.SLOW_READER_BACKLOG_BYTES, slow.get("backlog_bound_bytes").asLong());
+        assertEquals(2_500.0, slow.get("longest_unwritable_ms").asDouble(), 1e-9);
         report.write(dir);
         String md = Files.readString(dir.resolve("report.md"));
-        assertTrue(md.contains("| slowreader: closed / connected (backed up over 256 KiB; most KiB not read back) "
-                + "| 0 / 100 (90; 600) |"), md);
+        assertTrue(md.contains("| slowreader: closed / connected (unwritable longer than the write stall; most KiB "
+                + "not read back) | 0 / 100 (90; 600) |"), md);
         assertTrue(md.contains("| 409,600 / 102,400; 256 |"), md);
 
         c.slowBackedUp = 0;
-        c.slowMaxBacklog = 200 * 1024;
-        assertTrue(report.checkFailures().contains("heartbeat/tcp: none of the 100 slowreaders had more than 256 KiB "
-                + "of echoes not read back (the most: 200 KiB): the servers' echoes never backed up behind one"),
+        c.slowLongestUnwritableNanos = 600_000_000L;
+        assertTrue(report.checkFailures().contains("heartbeat/tcp: none of the 100 slowreaders stayed unwritable for "
+                + "longer than the write stall (the longest: 600 ms): the servers' echoes never backed up behind one "
+                + "for that long"),
                 report.checkFailures().toString());
     }
 }
