@@ -18,8 +18,6 @@ import java.util.function.IntFunction;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -149,39 +147,6 @@ final class ClientDriver {
         }
         connectEndNanos = System.nanoTime();
         return connectEndNanos - start;
-    }
-
-    /**
-     * Storm: opens {@code n} connections that close themselves once up, {@link #MAX_IN_FLIGHT} at a time,
-     * and waits for the last close (or the deadline), so that the storm that follows finds the JIT and
-     * the pools warm, as a server that has been up a while has them; nothing of them is counted.
-     */
-    void warmUp(int n, long deadlineNanos) {
-        ChannelInboundHandlerAdapter closer = new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                ctx.close();
-            }
-
-            @Override
-            public boolean isSharable() {
-                return true;
-            }
-        };
-        java.util.concurrent.Semaphore open = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
-        for (int i = 0; i < n && System.nanoTime() - deadlineNanos < 0; i++) {
-            open.acquireUninterruptibly();
-            ChannelFuture f = bootstrap.clone(loops[i % loops.length].executor()).handler(closer)
-                    .connect(remote.apply(from + i % count()));
-            f.addListener(done -> {
-                if (done.isSuccess()) {
-                    ((ChannelFuture) done).channel().closeFuture().addListener(closed -> open.release());
-                } else {
-                    open.release();
-                }
-            });
-        }
-        open.acquireUninterruptibly(MAX_IN_FLIGHT);
     }
 
     private void connect(ClientConnection c) {

@@ -148,9 +148,6 @@ public final class LocalWorker {
         }
 
         private void connect() throws InterruptedException {
-            if (spec.scenario().scenario().storm) {
-                driver.warmUp(Math.min(20_000, spec.scenario().scenario().connections), spec.deadlineNs());
-            }
             heapBefore = heapAfterGc();
             beforeConnect = CpuSample.take(echo);
             driver.connectAll(spec.connectRate(), spec.deadlineNs());
