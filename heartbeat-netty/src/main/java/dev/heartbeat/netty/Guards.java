@@ -256,6 +256,49 @@ final class Guards {
         return graceNanos == 0 ? GOODBYE_WRITE_WAIT_NANOS : twoPhase ? warningWaitNanos() : graceNanos;
     }
 
+    /** Epoll's option class, and the pool name of its {@code TCP_NOTSENT_LOWAT}: looked up, no dependency on epoll. */
+    private static final String EPOLL_OPTIONS = "io.netty.channel.epoll.EpollChannelOption";
+    private static final String NOTSENT_LOWAT = EPOLL_OPTIONS + "#TCP_NOTSENT_LOWAT";
+    /** Whether {@link #warnIfWritesHideProgress} has warned in this JVM: once is enough. */
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED_LOWAT =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Guards.class);
+
+    /**
+     * Event loop, when a channel with a write stall becomes active: whether its transport has
+     * {@code TCP_NOTSENT_LOWAT} (epoll) and the channel leaves it unset (0). Then Linux wakes the writer
+     * only once about a third of an autotuned send buffer is free, and a peer that drains slowly can
+     * leave the outbound buffer, which the stall guard watches, unmoved for a whole timeout (the load
+     * test's slow readers were all closed so). Other transports: false.
+     */
+    static boolean writesHideProgress(Channel channel) {
+        if (!channel.getClass().getName().startsWith("io.netty.channel.epoll.")) {
+            return false;
+        }
+        Object lowat;
+        try {
+            Class.forName(EPOLL_OPTIONS, true, channel.getClass().getClassLoader()); // registers its options
+            if (!io.netty.channel.ChannelOption.exists(NOTSENT_LOWAT)) {
+                return false; // a Netty without it
+            }
+            lowat = channel.config().getOption(io.netty.channel.ChannelOption.valueOf(NOTSENT_LOWAT));
+        } catch (ClassNotFoundException | RuntimeException e) {
+            return false; // a closed socket, or a transport that reads it otherwise: no advice
+        }
+        return lowat instanceof Long l && l == 0;
+    }
+
+    /** Event loop: {@link #writesHideProgress}, with a warning the first time in this JVM. */
+    void warnIfWritesHideProgress(Channel channel) {
+        if (writeStallNanos > 0 && !WARNED_LOWAT.get() && writesHideProgress(channel)
+                && WARNED_LOWAT.compareAndSet(false, true)) {
+            LOG.warn("writeStall({}) on {} without TCP_NOTSENT_LOWAT: Linux wakes the writer only once a third of "
+                    + "the send buffer is free, so a peer that drains slowly can be closed for WRITE_STALL; set "
+                    + "EpollChannelOption.TCP_NOTSENT_LOWAT (16 KiB, say) on the accepted channels (unless "
+                    + "net.ipv4.tcp_notsent_lowat is set). Said once.", Duration.ofNanos(writeStallNanos), channel);
+        }
+    }
+
     /** Any thread: the bytes waiting in the channel's outbound buffer (a volatile read), 0 once closed. */
     static long pendingBytes(Channel channel) {
         ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();

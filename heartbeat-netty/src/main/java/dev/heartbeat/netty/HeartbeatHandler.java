@@ -227,6 +227,9 @@ final class HeartbeatHandler extends TimerEntry
         stampRead(now);
         stampWrite(now);
         SIDE.setOpaque(this, sideFor(cfg, ctx.channel(), now)); // before the schedule request
+        if (cfg.guards != null) {
+            cfg.guards.warnIfWritesHideProgress(ctx.channel());
+        }
         monitor.channelOpened();
         if (cfg.tracksAnything() && !monitor.worker.schedule(this, firstCheck(cfg, now))) {
             monitor.unmonitored(this); // the monitor was closed after this handler was made

@@ -105,7 +105,14 @@ class StalledTcpTest {
      */
     @Test
     void slowReadersBesideStalledOnesAreNeverClosedThoughTheirEchoesBackUp() throws Exception {
-        Scenario s = scenario("silent=10,active=30,stalled=30,slowreader=30");
+        // A write stall of 750 ms, as the README's run has (a read every 250 ms): with the 250 ms of scenario(), a
+        // client loop that stalled for a quarter of a second on a loaded CI machine got 3 of 18 closed.
+        Scenario s = Scenario.builder().connections(CONNECTIONS)
+                .mix(Mix.parse("silent=10,active=30,stalled=30,slowreader=30")).policy(Scenario.Policy.PING)
+                .pingIntervalNanos(TimeUnit.MILLISECONDS.toNanos(3_000))
+                .pingTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(250)).maxMissedPings(2)
+                .activePeriodNanos(TimeUnit.MILLISECONDS.toNanos(20))
+                .durationNanos(TimeUnit.MILLISECONDS.toNanos(6_500)).build();
         RunResult r = run(s, Scenario.HEARTBEAT);
         ClientResult c = r.client;
         int stalled = s.mix.counts(s.connections).get(Role.STALLED);
