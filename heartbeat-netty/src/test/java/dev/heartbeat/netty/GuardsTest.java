@@ -311,6 +311,37 @@ class GuardsTest {
         assertEquals(1, monitor.stats().closed(CloseReason.MAX_AGE));
     }
 
+    /**
+     * The other side of {@link #aWebSocketCloseEndsThePingsSoTheGraceIsNotCutShortByAPingTimeout}: an
+     * HTTP/2 GOAWAY leaves pings working, so a peer that dies in a long grace is still found by them and
+     * closed for PING_TIMEOUT, not kept to the grace's end.
+     */
+    @Test
+    void anHttp2PeerThatDiesInTheGraceIsStillClosedForItsPings() {
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(http2Pings().maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(5))
+                .build(), r);
+        long goodbyeAt = -1;
+        int goAways = 0;
+        while (ch.isOpen() && elapsedMillis() < 7_000) {
+            step(1);
+            for (Object m; (m = ch.readOutbound()) != null; ) {
+                if (m instanceof Http2GoAwayFrame && ++goAways == 2) {
+                    goodbyeAt = elapsedMillis(); // the final half: the peer dies with it, answering nothing more
+                } else if (m instanceof Http2PingFrame ping && !ping.ack() && goodbyeAt < 0) {
+                    ch.writeInbound(new DefaultHttp2PingFrame(ping.content(), true)); // the goodbye's ping too
+                }
+                ReferenceCountUtil.release(m);
+            }
+        }
+        assertFalse(ch.isOpen());
+        assertTrue(goodbyeAt >= 1_000, "final goodbye at " + goodbyeAt);
+        assertTrue(elapsedMillis() < goodbyeAt + 1_000, "closed at " + elapsedMillis() + ", goodbye at " + goodbyeAt
+                + ": found by its pings, long before the grace's end");
+        assertEquals(HeartbeatCloseEvent.of(CloseReason.PING_TIMEOUT), r.events.get(r.events.size() - 1),
+                r.events.toString());
+    }
+
     @Test
     void maxAgeDoesNotMoveAPingTimeoutClose() {
         EmbeddedChannel plain = channel(http2Pings().build(), new Recorder());
