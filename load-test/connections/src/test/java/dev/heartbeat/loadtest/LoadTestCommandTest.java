@@ -239,6 +239,24 @@ class LoadTestCommandTest {
         assertTrue(found >= 4, "the edge-role and soak commands in README.md: " + found);
     }
 
+    /** The README's runs of the lifecycle roles and scenarios (aged, storm, stalled, slowreader, drain) still parse. */
+    @Test
+    void theReadmesLifecycleCommandsAreValidScenarios() throws IOException {
+        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar "
+                + "([^`]*(?:aged=|--storm|stalled=|slowreader=|--drain )[^`]*)`").matcher(readme);
+        int found = 0;
+        while (m.find()) {
+            CommandLine cmd = LoadTest.commandLine();
+            cmd.parseArgs(m.group(1).trim().split(" "));
+            Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+            assertTrue(s.agesConnections() || s.storm || s.drains() || s.mix.percent(Role.STALLED) > 0
+                    || s.mix.percent(Role.SLOWREADER) > 0, m.group(1));
+            found++;
+        }
+        assertTrue(found >= 8, "the lifecycle commands in README.md: " + found);
+    }
+
     @Test
     void theReadmesProbeCommandsAreValidScenarios() throws IOException {
         String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
