@@ -139,16 +139,11 @@ final class ActionBudget {
     }
 
     /**
-     * The most hand-offs paid for in one whole second of the worker's clock; any thread. At most
-     * {@link #allowedPerSecond}: a second's refill and a full bucket.
+     * The most hand-offs paid for in one whole second of the worker's clock; any thread. At most the
+     * rate plus the bucket's capacity: a second's refill and a full bucket.
      */
     long busiestSecond() {
         return busiestSecond;
-    }
-
-    /** The most hand-offs any one second can see: the rate and the bucket's capacity. */
-    long allowedPerSecond() {
-        return perSecond + capacity / SECOND;
     }
 
     /** Hand-offs that waited for the budget; any thread. */

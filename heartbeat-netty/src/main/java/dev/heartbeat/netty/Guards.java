@@ -259,8 +259,8 @@ final class Guards {
     /** Epoll's option class, and the pool name of its {@code TCP_NOTSENT_LOWAT}: looked up, no dependency on epoll. */
     private static final String EPOLL_OPTIONS = "io.netty.channel.epoll.EpollChannelOption";
     private static final String NOTSENT_LOWAT = EPOLL_OPTIONS + "#TCP_NOTSENT_LOWAT";
-    /** Whether {@link #warnIfWritesHideProgress} has warned in this JVM: once is enough. */
-    private static final java.util.concurrent.atomic.AtomicBoolean WARNED_LOWAT =
+    /** Whether {@link #warnIfWritesHideProgress} has looked at an epoll channel in this JVM: the first one decides. */
+    private static final java.util.concurrent.atomic.AtomicBoolean LOWAT_CHECKED =
             new java.util.concurrent.atomic.AtomicBoolean();
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Guards.class);
 
@@ -272,7 +272,7 @@ final class Guards {
      * test's slow readers were all closed so). Other transports: false.
      */
     static boolean writesHideProgress(Channel channel) {
-        if (!channel.getClass().getName().startsWith("io.netty.channel.epoll.")) {
+        if (!isEpoll(channel)) {
             return false;
         }
         Object lowat;
@@ -288,10 +288,18 @@ final class Guards {
         return lowat instanceof Long l && l == 0;
     }
 
-    /** Event loop: {@link #writesHideProgress}, with a warning the first time in this JVM. */
+    private static boolean isEpoll(Channel channel) {
+        return channel.getClass().getName().startsWith("io.netty.channel.epoll.");
+    }
+
+    /**
+     * Event loop, as a channel with a write stall becomes active: the first epoll channel in this JVM is
+     * looked at ({@link #writesHideProgress}: a class lookup and a getsockopt), and a warning said if it
+     * hides progress; later channels cost one volatile read. Channels of one server share its options.
+     */
     void warnIfWritesHideProgress(Channel channel) {
-        if (writeStallNanos > 0 && !WARNED_LOWAT.get() && writesHideProgress(channel)
-                && WARNED_LOWAT.compareAndSet(false, true)) {
+        if (writeStallNanos > 0 && !LOWAT_CHECKED.get() && isEpoll(channel)
+                && LOWAT_CHECKED.compareAndSet(false, true) && writesHideProgress(channel)) {
             LOG.warn("writeStall({}) on {} without TCP_NOTSENT_LOWAT: Linux wakes the writer only once a third of "
                     + "the send buffer is free, so a peer that drains slowly can be closed for WRITE_STALL; set "
                     + "EpollChannelOption.TCP_NOTSENT_LOWAT (16 KiB, say) on the accepted channels (unless "
