@@ -19,8 +19,10 @@ public interface CycleHost {
     /**
      * Called on the host, from inside {@link TimerWorker#runHosted()}: run {@code runHosted()} again
      * on the host in {@code delayNanos} ({@code 0}: as soon as possible, after what is queued),
-     * replacing any run planned by an earlier call. Not called when the worker has nothing to wait
-     * for (an empty wheel and no request): the next request calls {@link #wake()}. Must not throw.
+     * no later. A run planned by an earlier call may be replaced or kept: a run the worker did not
+     * need costs one cycle with nothing due, which plans again. Not called when the worker has
+     * nothing to wait for (an empty wheel and no request): the next request calls {@link #wake()}.
+     * Must not throw.
      *
      * @param delayNanos how long from now, {@code >= 0}
      */

@@ -21,7 +21,9 @@ package dev.heartbeat.core;
  * @param cycles duty cycles run
  * @param hostedNanos CPU time the host threads spent in the cycles they ran for a {@link CycleHost}
  *     (by each thread's CPU clock; wall time where the JVM cannot measure thread CPU); 0 for a worker
- *     on its own thread
+ *     on its own thread. An estimate: one cycle in 16 is timed, and each cycle counts the cost of the
+ *     latest timed one, because reading a thread's CPU clock is a system call that cost a quarter of
+ *     a cycle
  * @param hostTakeovers times the worker's own thread ran cycles because its host had not run a
  *     planned cycle within the watchdog period
  */

@@ -119,6 +119,20 @@ class HostedWorkerTest {
     }
 
     @Test
+    void everyHostedCycleCountsInTheHostedTimeThoughFewAreTimed() {
+        hosted(ticker, QUIET_WATCHDOG);
+        worker.schedule(new TimerEntry(), ticker.nanoTime() + 10_000 * MS);
+        long before = worker.stats().hostedNanos();
+        for (int i = 0; i < 3 * TimerWorker.TIMED_CYCLE_EVERY; i++) {
+            worker.runHosted();
+            long after = worker.stats().hostedNanos();
+            assertTrue(after > before, "cycle " + i + " counted: " + before + " -> " + after);
+            before = after;
+        }
+        assertEquals(3L * TimerWorker.TIMED_CYCLE_EVERY, worker.stats().cycles());
+    }
+
+    @Test
     void onlyARequestEarlierThanThePlanWakesTheHostAndOnlyOnce() {
         hosted(ticker, QUIET_WATCHDOG);
         worker.schedule(new TimerEntry(), ticker.nanoTime() + 500 * MS);
