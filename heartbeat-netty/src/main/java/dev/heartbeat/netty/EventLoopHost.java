@@ -58,8 +58,16 @@ final class EventLoopHost implements CycleHost, Runnable {
     /** The most two plans' moments may differ by and still count as one (for coarse ticks). */
     private static final long SAME_PLAN_MAX_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
+    /** The planned cycle's task: no plan is pending while it runs, so the plan it makes cancels nothing. */
+    private final Runnable plannedCycle = this::runPlanned;
+
     @Override
     public void run() {
+        worker.runHosted();
+    }
+
+    private void runPlanned() {
+        planned = null;
         worker.runHosted();
     }
 
@@ -79,9 +87,9 @@ final class EventLoopHost implements CycleHost, Runnable {
                     return; // already planned for this moment
                 }
                 planned = null;
-                old.cancel(false); // no effect on the task that is running now
+                old.cancel(false);
             }
-            planned = executor.schedule(this, delayNanos, TimeUnit.NANOSECONDS);
+            planned = executor.schedule(plannedCycle, delayNanos, TimeUnit.NANOSECONDS);
             plannedAt = at;
         } catch (RejectedExecutionException shuttingDown) {
             // The loop is gone: the worker's watchdog thread runs the cycles from now on.
