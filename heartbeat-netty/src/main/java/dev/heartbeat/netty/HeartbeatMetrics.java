@@ -45,7 +45,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <tr><td>heartbeat.worker.queue.depth</td><td>gauge</td><td></td><td>requests waiting for the
  *     worker</td></tr>
  * <tr><td>heartbeat.worker.cpu</td><td>counter (seconds)</td><td></td><td>CPU time of the worker thread
- *     and of the cycles it ran on a host event loop</td></tr>
+ *     and of the cycles it ran on a host event loop (one hosted cycle in 16 is timed; each counts the
+ *     latest timed one's cost)</td></tr>
  * <tr><td>heartbeat.wheel.entries</td><td>gauge</td><td></td><td>entries in the timing wheel</td></tr>
  * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures,
  *     heartbeat.dispatch.failures, heartbeat.worker.callback.failures, heartbeat.unmonitored.channels</td>

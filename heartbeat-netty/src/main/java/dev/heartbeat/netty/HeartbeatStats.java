@@ -35,7 +35,8 @@ import dev.heartbeat.core.TimerStats;
  *     configuration the channel no longer had
  * @param unmonitoredChannels channels that became active (or were reconfigured) after the monitor
  *     was closed, and so have no idle detection
- * @param workerCpuNanos CPU time of the worker thread, or -1 if not running or not measurable
+ * @param workerCpuNanos CPU time of the worker thread and of the cycles a host ran for it (an estimate:
+ *     see {@code TimerStats#hostedNanos}), or -1 if not running or not measurable
  * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...
  * @param closedByReason channels Heartbeat closed, by reason (every reason present; see {@link #closed})
  * @param pingsByProbe the ping counters of each probe name the monitor has seen configured, by name
