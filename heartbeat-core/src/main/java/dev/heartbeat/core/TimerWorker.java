@@ -313,8 +313,8 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
      * The clock hosted cycles are timed with: the calling thread's CPU time where the JVM measures it,
      * so that a cycle's cost does not count the time its host spent descheduled; else wall time. Only
      * one cycle in {@link #TIMED_CYCLE_EVERY} is timed: reading a thread's CPU clock is a system call
-     * (no vDSO path for it), measured at about a quarter of a whole hosted cycle's CPU on this
-     * project's VM (async-profiler, 100k tcp run), twice a cycle.
+     * (no vDSO path for it); read twice in every cycle, it took about a quarter of a hosted cycle's
+     * CPU on this project's VM (async-profiler, 100k tcp run).
      */
     private static long hostClock() {
         return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();

@@ -33,8 +33,13 @@ import io.netty.util.concurrent.ScheduledFuture;
  */
 final class EventLoopHost implements CycleHost, Runnable {
 
+    /** The most two plans' moments may differ by and still count as one (for coarse ticks). */
+    private static final long SAME_PLAN_MAX_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
     private final EventExecutor executor;
     private final TimerWorker<?> worker;
+    /** The planned cycle's task: no plan is pending while it runs, so the plan it makes cancels nothing. */
+    private final Runnable plannedCycle = this::runPlanned;
     /** The clock plans are compared by: {@link System#nanoTime}, or a test's. */
     private final LongSupplier clock;
     /** Two plans whose moments (by {@link #clock}) are this close are for the same moment. */
@@ -54,12 +59,6 @@ final class EventLoopHost implements CycleHost, Runnable {
         this.clock = clock;
         this.samePlanNanos = Math.min(worker.tickNanos() >>> 2, SAME_PLAN_MAX_NANOS);
     }
-
-    /** The most two plans' moments may differ by and still count as one (for coarse ticks). */
-    private static final long SAME_PLAN_MAX_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-    /** The planned cycle's task: no plan is pending while it runs, so the plan it makes cancels nothing. */
-    private final Runnable plannedCycle = this::runPlanned;
 
     @Override
     public void run() {
