@@ -10,7 +10,7 @@ import java.lang.invoke.VarHandle;
 /**
  * The per-channel state of the lifecycle {@link Guards} (maximum age, write stall, unwritable): a
  * side object made only for configurations that set a guard, which wraps the policy's own side
- * object ({@link #inner}: a PingState, ProbeState or OutputObserver, or null), so that the handler
+ * object ({@link #inner}: a ProbeState or OutputObserver, or null), so that the handler
  * keeps one side pointer and the configurations without guards pay nothing. A reconfiguration makes
  * a new one that carries the channel's birth, its jitter draw and its goodbye over.
  *

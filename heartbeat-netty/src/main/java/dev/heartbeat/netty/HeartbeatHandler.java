@@ -88,6 +88,8 @@ final class HeartbeatHandler extends TimerEntry
     private static final VarHandle CONFIG;
     private static final VarHandle CONFIG_SERIAL;
     private static final VarHandle ACTIONS;
+    private static final VarHandle SLOT1;
+    private static final VarHandle PING_ON_WIRE;
 
     static {
         try {
@@ -99,6 +101,8 @@ final class HeartbeatHandler extends TimerEntry
             CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", BoundConfig.class);
             CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
+            SLOT1 = lookup.findVarHandle(HeartbeatHandler.class, "slot1", long.class);
+            PING_ON_WIRE = lookup.findVarHandle(HeartbeatHandler.class, "pingOnWire", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -124,11 +128,12 @@ final class HeartbeatHandler extends TimerEntry
     private long lastWrite;
     /**
      * The state only some configurations need, made by the policy ({@link HandlerPolicy#sideFor}):
-     * an {@link OutputObserver} (observeOutput; event loop only) or a {@link PingState} (ping policy;
-     * event loop and worker). A configuration that needs neither keeps what is there; one that needs
-     * the other kind replaces it. Opaque: the event loop stores a PingState before it publishes the
-     * ping configuration that needs it (a release store of {@link #config}, or the schedule request),
-     * so a worker that judges that configuration finds it. Null until then.
+     * an {@link OutputObserver} (observeOutput; event loop only) or a {@link ProbeState} (a ping
+     * probe that matches answers; event loop and worker). A configuration that needs neither keeps
+     * what is there; one that needs the other kind replaces it. Opaque: the event loop stores a
+     * ProbeState before it publishes the configuration that needs it (a release store of
+     * {@link #config}, or the schedule request), so a worker that judges that configuration finds it.
+     * Null until then.
      */
     @SuppressWarnings("unused") // accessed through SIDE
     private Object side;
@@ -148,12 +153,32 @@ final class HeartbeatHandler extends TimerEntry
      * initial value means "not judged yet" without being a serial any configuration can have.
      */
     private int judgedSerial = 1;
-    /** The idle policies' check times, one per kind (see {@link #nextCheck(int)}); unused by the others. */
-    private long nextReaderCheck;
-    private long nextWriterCheck;
-    private long nextAllCheck;
+    /**
+     * The policy's three slots, named by each policy's accessors. The idle policies: the check times
+     * of the reader, writer and all-idle checks ({@link #nextCheck(int)}; worker only). The ping policy:
+     * when the pending ping was decided ({@link #pingDecidedAt()}; worker only), when the event loop
+     * last wrote a ping ({@link #pingWritten()}; event loop, opaque; the worker reads it opaque), and
+     * the pings missed in a row ({@link #countMissedPing()}; worker only). Reusing them across policies
+     * is safe: only one policy's code touches them at a time. The event loop writes the ping's slot
+     * only when it acts on a ping verdict of the configuration in force, which the worker reached after
+     * it stopped judging any earlier one; a later configuration is published (release) after those
+     * writes and the worker's {@code start} for it (acquire) overwrites them.
+     */
+    private long slot0;
+    @SuppressWarnings("unused") // also accessed through SLOT1
+    private long slot1;
+    private long slot2;
     /** The judgement word: the handler's flags (STALL_GRACE, ANSWER_PHASE) and the policy's (low 16 bits). */
     private int judgement;
+
+    /**
+     * Ping policy: the event loop wrote the ping the worker decided last, and its write has not
+     * failed. Set by the event loop when it writes a ping, cleared by the worker when it decides one
+     * and by the event loop when the write fails or the policy changes. Opaque. No ticker value in
+     * {@link #pingWritten()} doubles as "no ping": every ticker value is valid.
+     */
+    @SuppressWarnings("unused") // accessed through PING_ON_WIRE
+    private boolean pingOnWire;
 
     // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
     @SuppressWarnings("unused") // accessed through ACTIONS
@@ -261,6 +286,9 @@ final class HeartbeatHandler extends TimerEntry
         if (lifecycle == ACTIVE) {
             now = monitor.ticker.nanoTime();
             SIDE.setOpaque(this, sideFor(cfg, ctx.channel(), now)); // before cfg is published
+        }
+        if (cfg.policy != config.config.policy) {
+            pingOffWire(); // the ping slot held another policy's time meanwhile, or is about to
         }
         CONFIG.setRelease(this, bound);
         if (lifecycle == ACTIVE) {
@@ -383,12 +411,13 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     /**
-     * Event loop or worker: the ping state, if the side object is one. Under a ping configuration it
-     * is, except to a worker still judging a ping configuration the event loop is switching away
-     * from (to one that observes output): that verdict is stale, and dropped on the event loop.
+     * Event loop or worker: the probe state, if the side object is one. Under a ping configuration
+     * whose probe matches answers it is, except to a worker still judging such a configuration the
+     * event loop is switching away from (to one with another side object): that verdict is stale,
+     * and dropped on the event loop.
      */
-    PingState pingState() {
-        return side() instanceof PingState p ? p : null;
+    ProbeState probeState() {
+        return side() instanceof ProbeState p ? p : null;
     }
 
     /** Event loop: the configuration in force (plain: this thread is its only writer). */
@@ -425,21 +454,65 @@ final class HeartbeatHandler extends TimerEntry
         judgement = awaiting ? judgement | ANSWER_PHASE : judgement & ~ANSWER_PHASE;
     }
 
-    /** Worker only: when the idle check of {@code kind} (a {@link CheckOrder} kind) is next due. */
+    /** Worker only, idle policies: when the idle check of {@code kind} (a {@link CheckOrder} kind) comes due. */
     long nextCheck(int kind) {
-        return kind == CheckOrder.READER ? nextReaderCheck
-                : kind == CheckOrder.WRITER ? nextWriterCheck : nextAllCheck;
+        return kind == CheckOrder.READER ? slot0 : kind == CheckOrder.WRITER ? slot1 : slot2;
     }
 
-    /** Worker only: sets when the idle check of {@code kind} is next due. */
+    /** Worker only, idle policies: sets when the idle check of {@code kind} is next due. */
     void nextCheck(int kind, long time) {
         if (kind == CheckOrder.READER) {
-            nextReaderCheck = time;
+            slot0 = time;
         } else if (kind == CheckOrder.WRITER) {
-            nextWriterCheck = time;
+            slot1 = time;
         } else {
-            nextAllCheck = time;
+            slot2 = time;
         }
+    }
+
+    /** Worker only, ping policy: a ping is decided at {@code now}; the event loop puts it on the wire. */
+    void pingDecided(long now) {
+        slot0 = now;
+        PING_ON_WIRE.setOpaque(this, false); // before the hand-off, which orders it before the event loop's write
+    }
+
+    /** Worker only, ping policy: when the pending ping was decided. */
+    long pingDecidedAt() {
+        return slot0;
+    }
+
+    /** Worker only, ping policy: no pings missed in a row (a configuration starts, or a ping was answered). */
+    void clearMissedPings() {
+        slot2 = 0;
+    }
+
+    /** Worker only, ping policy: counts a missed ping; how many are missed in a row now (saturating at the maximum). */
+    int countMissedPing() {
+        if (slot2 < HeartbeatConfig.MAX_MISSED_PINGS) {
+            slot2++;
+        }
+        return (int) slot2;
+    }
+
+    /** Event loop, ping policy: a ping is being written at {@code now}. */
+    void pingWrote(long now) {
+        SLOT1.setOpaque(this, now);
+        PING_ON_WIRE.setOpaque(this, true);
+    }
+
+    /** Event loop: the latest ping's write failed, or the policy changed: no ping of ours is on the wire. */
+    void pingOffWire() {
+        PING_ON_WIRE.setOpaque(this, false);
+    }
+
+    /** Either thread, ping policy: whether the ping the worker decided last was written, and its write did not fail. */
+    boolean pingOnWire() {
+        return (boolean) PING_ON_WIRE.getOpaque(this);
+    }
+
+    /** Either thread, ping policy: ticker time the latest ping was written; meaningful while {@link #pingOnWire}. */
+    long pingWritten() {
+        return (long) SLOT1.getOpaque(this);
     }
 
     /**
@@ -519,7 +592,7 @@ final class HeartbeatHandler extends TimerEntry
                 side = g.inner;
             }
             return bound.matchesAnswers && side instanceof ProbeState probe
-                    && probe.onInbound(bound, ctx, msg, lastReadOpaque());
+                    && probe.onInbound(this, bound, ctx, msg, lastReadOpaque());
         } catch (Throwable t) { // a throwing probe: counted, logged (rate-limited); the message goes on
             bound.monitor.actionFailed(this, t);
             return false;

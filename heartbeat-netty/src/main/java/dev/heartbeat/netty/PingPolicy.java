@@ -15,7 +15,7 @@ import io.netty.util.concurrent.Future;
  * pings in a row went unanswered for their timeout, the event loop closes the channel.
  *
  * <p>A miss is counted only for a ping the event loop has really written (see
- * {@link PingState#onWire}), and only once the timeout has passed since that write: a lagging event
+ * {@link HeartbeatHandler#pingOnWire}), and only once the timeout has passed since that write: a lagging event
  * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
  * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
  * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
@@ -30,7 +30,9 @@ import io.netty.util.concurrent.Future;
  * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
  * wrote it counts as neither, as it was never sent.
  *
- * <p>Stateless. Per channel: the handler's stamps and judgement word, and its {@link PingState}.
+ * <p>Stateless. Per channel: the handler's stamps, judgement word and policy slots (when the pending
+ * ping was decided and written, the pings missed in a row, whether the ping is on the wire), and a
+ * {@link ProbeState} if the probe matches answers.
  */
 final class PingPolicy extends HandlerPolicy {
 
@@ -88,23 +90,20 @@ final class PingPolicy extends HandlerPolicy {
         }
     }
 
-    /** A {@link PingState} ({@link ProbeState} if the probe matches answers); an existing one that serves is kept. */
+    /**
+     * A {@link ProbeState} if the probe matches answers (an existing one is kept); else whatever the
+     * handler has: the ping state itself is in the handler's slots.
+     */
     @Override
     Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
-        if (current instanceof PingState ping && (!cfg.matchesAnswers || ping instanceof ProbeState)) {
-            return current;
-        }
-        return PingState.of(cfg);
+        return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState();
     }
 
     // ------------------------------------------------------------------ worker
 
     @Override
     void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
-        PingState ping = h.pingState();
-        if (ping != null) { // else a reconfiguration away from ping is under way (see pingState)
-            ping.reset();
-        }
+        h.clearMissedPings();
     }
 
     @Override
@@ -113,8 +112,9 @@ final class PingPolicy extends HandlerPolicy {
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
         h.awaitAnswer(true); // the finer coalescing window, until the interval returns clear it
-        PingState ping = h.pingState();
-        if (ping == null) { // a reconfiguration away from ping is under way: its request decides
+        ProbeState probe = cfg.matchesAnswers ? h.probeState() : null;
+        if (cfg.matchesAnswers && probe == null) {
+            // A reconfiguration away from this configuration is under way (see probeState): its request decides.
             return verdict(h, now + Math.min(cfg.pingTimeoutNanos, cfg.pingIntervalNanos), 0);
         }
         // The reader-idle close (closeWhenReaderIdle), when it is on: due a timeout after the last read.
@@ -122,31 +122,32 @@ final class PingPolicy extends HandlerPolicy {
         if (cfg.readerCloseNanos > 0 && now - silentSince >= cfg.readerCloseNanos) {
             return verdict(h, now + cfg.readerCloseNanos, READER_IDLE_CLOSE); // look again if it is vetoed
         }
-        long timeout = answerTimeoutNanos(cfg, ping);
+        long timeout = answerTimeoutNanos(cfg, probe);
         long poll = Math.min(timeout, cfg.pingIntervalNanos);
         if ((h.judgement() & AWAITING_ANSWER) != 0) {
-            if (answered(cfg, ping, busy, read, ping.decidedAt())) {
+            if (answered(cfg, probe, busy, read, h.pingDecidedAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
-                if (ping.onWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
-                    bound.monitor.pingAcked(bound, rttNanos(ping));
+                if (h.pingOnWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
+                    bound.monitor.pingAcked(bound, rttNanos(h, probe));
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
-                ping.answered();
-            } else if (!ping.onWire()) {
+                h.clearMissedPings();
+            } else if (!h.pingOnWire()) {
                 // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
-                long giveUp = ping.decidedAt() + cfg.pingTimeoutNanos;
+                long giveUp = h.pingDecidedAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
                     return verdict(h, cfg, silentSince, earliest(giveUp, now + poll), 0);
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
             } else {
-                long answerDue = ping.written() + timeout;
+                long written = h.pingWritten();
+                long answerDue = written + timeout;
                 if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
                     if (busy) { // traffic pushes the answer's deadline out (Envoy)
                         return verdict(h, cfg, silentSince, now + poll, 0);
                     }
-                    if (read - ping.written() > 0) {
+                    if (read - written > 0) {
                         answerDue = read + timeout;
                     }
                 }
@@ -157,11 +158,11 @@ final class PingPolicy extends HandlerPolicy {
                     bound.monitor.pingMissed(bound);
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
-                if (ping.countMiss() >= cfg.maxMissedPings) {
+                if (h.countMissedPing() >= cfg.maxMissedPings) {
                     // The close is on its way; look again if it is vetoed.
                     return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
                 }
-                return decide(h, cfg, silentSince, ping, RESEND_PING, now, poll);
+                return decide(h, cfg, silentSince, RESEND_PING, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
@@ -175,14 +176,14 @@ final class PingPolicy extends HandlerPolicy {
             return verdict(h, cfg, silentSince, due, 0);
         }
         h.judgement(h.judgement() | AWAITING_ANSWER);
-        return decide(h, cfg, silentSince, ping, SEND_PING, now, poll);
+        return decide(h, cfg, silentSince, SEND_PING, now, poll);
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
-    private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, PingState ping, int kind,
-            long now, long poll) {
+    private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, int kind, long now,
+            long poll) {
         h.judgement(h.judgement() & ~OUTCOME_COUNTED);
-        ping.decided(now);
+        h.pingDecided(now);
         return verdict(h, cfg, silentSince, now + poll, kind);
     }
 
@@ -201,32 +202,33 @@ final class PingPolicy extends HandlerPolicy {
      * settles it under {@link AckMode#ANY_INBOUND}; only the probe's answer (to the latest ping, read
      * at or after the decision) under the matched modes.
      */
-    private static boolean answered(HeartbeatConfig cfg, PingState ping, boolean busy, long read, long sentAt) {
+    private static boolean answered(HeartbeatConfig cfg, ProbeState probe, boolean busy, long read, long sentAt) {
         if (cfg.ackMode == AckMode.ANY_INBOUND) {
             return busy || read - sentAt >= 0;
         }
-        return ping instanceof ProbeState p && p.answeredSince(sentAt);
+        return probe != null && probe.answeredSince(sentAt);
     }
 
     /**
      * Worker: how long the written ping waits for its answer: the configured timeout, or with
      * {@code adaptiveTimeout} and a round-trip sample, {@code clamp(SRTT + 4 * RTTVAR, min, max)}.
      */
-    static long answerTimeoutNanos(HeartbeatConfig cfg, PingState ping) {
-        if (cfg.adaptiveMaxNanos == 0 || !(ping instanceof ProbeState p)) {
+    static long answerTimeoutNanos(HeartbeatConfig cfg, ProbeState probe) {
+        if (cfg.adaptiveMaxNanos == 0 || probe == null) {
             return cfg.pingTimeoutNanos;
         }
-        long srtt = p.rtt.smoothedNanos();
+        long srtt = probe.rtt.smoothedNanos();
         return srtt == 0 ? cfg.pingTimeoutNanos
-                : RttEstimator.timeoutNanos(srtt, p.rtt.variationNanos(), cfg.adaptiveMinNanos, cfg.adaptiveMaxNanos);
+                : RttEstimator.timeoutNanos(srtt, probe.rtt.variationNanos(), cfg.adaptiveMinNanos,
+                        cfg.adaptiveMaxNanos);
     }
 
     /**
      * Worker: the round-trip time of the pending ping, which {@link #answered} found settled: from its
      * write to its matched answer if the probe matched one, else -1 (an any-inbound answer).
      */
-    private static long rttNanos(PingState ping) {
-        return ping instanceof ProbeState p && p.answeredSince(ping.decidedAt()) ? p.answeredAt() - ping.written() : -1;
+    private static long rttNanos(HeartbeatHandler h, ProbeState probe) {
+        return probe != null && probe.answeredSince(h.pingDecidedAt()) ? probe.answeredAt() - h.pingWritten() : -1;
     }
 
     /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
@@ -244,7 +246,8 @@ final class PingPolicy extends HandlerPolicy {
     /** Writes the ping, or closes, that {@code bits} ask for, unless the current stamps say it is no longer due. */
     @Override
     void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
-        PingState state = h.pingState(); // present: this thread made it before it published cfg
+        // Present if the probe matches answers: this thread made it before it published cfg.
+        ProbeState probe = cfg.matchesAnswers ? h.probeState() : null;
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
         if ((bits & READER_IDLE_CLOSE) != 0) {
@@ -254,7 +257,7 @@ final class PingPolicy extends HandlerPolicy {
             }
             return; // else read since the verdict: the worker sees it and waits
         }
-        boolean answeredSinceWritten = answered(cfg, state, busy, read, state.written());
+        boolean answeredSinceWritten = answered(cfg, probe, busy, read, h.pingWritten());
         if ((bits & PING_TIMEOUT) != 0) {
             if (answeredSinceWritten) {
                 return; // answered after all, just now
@@ -281,13 +284,16 @@ final class PingPolicy extends HandlerPolicy {
         }
         Object ping;
         try {
-            ping = cfg.probe.newPing(ctx, state.nextToken());
+            ping = cfg.probe.newPing(ctx, probe != null ? probe.nextToken() : 0);
         } catch (Throwable t) {
             h.bound().monitor.pingFailed(h, t);
             ctx.fireExceptionCaught(t);
             return;
         }
-        state.wrote(now);
+        h.pingWrote(now);
+        if (probe != null) {
+            probe.wrote();
+        }
         // From the tail, so encoders (and the handler's write stamp) see the ping.
         ctx.channel().writeAndFlush(ping).addListener(f -> writeDone(h, f));
     }
@@ -298,9 +304,10 @@ final class PingPolicy extends HandlerPolicy {
         if (future.isSuccess()) {
             bound.monitor.pingSent(bound);
         } else {
-            PingState state = h.pingState();
-            if (state != null) { // else a reconfiguration dropped it, and the ping with it
-                state.writeFailed();
+            h.pingOffWire();
+            ProbeState probe = bound.matchesAnswers ? h.probeState() : null;
+            if (probe != null) { // else a reconfiguration dropped it, and the ping with it
+                probe.writeFailed();
             }
             bound.monitor.pingFailed(h, future.cause());
         }

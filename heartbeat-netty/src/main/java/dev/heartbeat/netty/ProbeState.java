@@ -14,11 +14,12 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * The state of a ping configuration whose probe recognises its answers (see {@link Probe}): the
  * token of the latest ping, how many pings await an answer, when the latest was answered, and the
- * channel's round-trip time. Allocated only for such configurations. The token and counts are
- * the event loop's alone; {@link #answeredAt} and the estimator are read by the worker and by
- * {@code HeartbeatMonitor.rttOf} (opaque).
+ * channel's round-trip time. Allocated only for such configurations; the ping policy's own state
+ * (when a ping was decided and written, the pings missed) is in the handler's slots for every ping
+ * configuration. The token and counts are the event loop's alone; {@link #answeredAt} and the
+ * estimator are read by the worker and by {@code HeartbeatMonitor.rttOf} (opaque).
  */
-final class ProbeState extends PingState {
+final class ProbeState {
 
     private static final VarHandle ANSWERED_AT;
     private static final VarHandle EVER_ANSWERED;
@@ -45,21 +46,20 @@ final class ProbeState extends PingState {
     private boolean everAnswered;
     final RttEstimator rtt = new RttEstimator();
 
-    @Override
+    /** Event loop: the token of the ping about to be made. */
     long nextToken() {
         return latestToken + 1;
     }
 
-    @Override
-    void wrote(long now) {
+    /** Event loop: the ping of {@link #nextToken()} is being written. */
+    void wrote() {
         latestToken++;
         if (unanswered < Integer.MAX_VALUE) {
             unanswered++;
         }
-        super.wrote(now);
     }
 
-    @Override
+    /** Event loop: the latest ping's write failed. */
     void writeFailed() {
         // Tokens must stay consecutive over the pings counted, and for in-order probes a ping that never
         // left must not take the place of one that did: the failed one was the latest (one ping per timeout).
@@ -67,22 +67,22 @@ final class ProbeState extends PingState {
         if (unanswered > 0) {
             unanswered--;
         }
-        super.writeFailed();
     }
 
     /**
      * Event loop, for every inbound message: records an answer to one of our pings; returns true if
      * the probe consumes it (then released here, and not passed on).
      */
-    boolean onInbound(BoundConfig bound, ChannelHandlerContext ctx, Object msg, long lastRead) {
+    boolean onInbound(HeartbeatHandler h, BoundConfig bound, ChannelHandlerContext ctx, Object msg, long lastRead) {
         Probe probe = bound.config.probe;
         int c = probe.classify(msg, latestToken, unanswered);
         if (c >= 0) {
-            if (c == 0 && onWire()) { // the latest ping, which has a write time: an RTT sample
+            if (c == 0 && h.pingOnWire()) { // the latest ping, which has a write time: an RTT sample
                 long now = bound.ticker.nanoTime();
-                rtt.addSample(now - written());
+                long written = h.pingWritten();
+                rtt.addSample(now - written);
                 AdaptiveKeepAlive<java.net.SocketAddress> tuner = bound.config.tuner;
-                if (tuner != null && written() - lastRead >= bound.config.pingIntervalNanos
+                if (tuner != null && written - lastRead >= bound.config.pingIntervalNanos
                         && ctx.channel().remoteAddress() != null) {
                     // Nothing read for the interval before the ping, nothing written (a keep-alive): the
                     // path carried an idle gap that long.

@@ -36,8 +36,9 @@
  *     its named accessors ({@code lastReadOpaque()}, {@code nextCheck(kind)}, ...), which say the
  *     thread and the access mode once. Adding a policy is adding a subclass.</li>
  * <li>Side objects, made only for the configurations that need them: {@code OutputObserver}
- *     (observeOutput), {@code PingState} and {@code ProbeState} (pings, and pings whose answers a
- *     probe recognises, with the channel's {@code RttEstimator}); {@code GuardState} (the lifecycle
+ *     (observeOutput) and {@code ProbeState} (pings whose answers a probe recognises, with the
+ *     channel's {@code RttEstimator}; the ping policy's own state is in the handler's three policy
+ *     slots, where the idle policies keep their check times); {@code GuardState} (the lifecycle
  *     guards and the close veto) wraps whichever of those the policy has.</li>
  * <li>{@code Guards}: maximum age, write stall, unwritable time and the close veto's re-check,
  *     judged on the worker beside the policy (the earliest next look wins the re-arm) and checked

@@ -34,19 +34,19 @@ class HandlerLayoutTest {
     private static final long EVENTS_TOTAL_BYTES = HANDLER_BYTES;
     private static final long CLOSE_TOTAL_BYTES = HANDLER_BYTES;
     /**
-     * The ping policy: the handler and its ping state. 32 bytes since the restructure (issue 9 section 1),
-     * 24 before: the time the pending ping was decided and the pings missed in a row are named fields
-     * of the ping state now, where the handler's writer check time and the judgement word's upper half
-     * held them before (a long and a short, which the 24-byte object had no room for).
+     * The ping policy: the handler alone. Its state (when the pending ping was decided and written,
+     * the pings missed in a row, whether the ping is on the wire) is in the handler's policy slots,
+     * where the idle policies keep their check times, and one spare byte; until issue 8's slimming it
+     * was a 32-byte side object (144 bytes in all).
      */
-    private static final long PING_TOTAL_BYTES = HANDLER_BYTES + 32;
+    private static final long PING_TOTAL_BYTES = HANDLER_BYTES;
     /**
      * The ping policy with a probe that recognises its answers (every built-in protocol probe and
-     * custom): the handler, its probe state (the ping state plus the latest token, the unanswered
-     * count, the answer time: 56 bytes, 48 before the ping state grew) and the probe state's round-trip
-     * estimator (32 bytes; its two longs inlined in the probe state would save 16 bytes a channel).
+     * custom): the handler, its probe state (the latest token, the unanswered count, the answer time:
+     * 40 bytes; 56 while it also held the ping state) and the probe state's round-trip estimator (32
+     * bytes; its two longs inlined in the probe state would save 16 bytes a channel).
      */
-    private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 56 + 32;
+    private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 40 + 32;
     /** The events policy with observeOutput: the handler and its output observer. */
     private static final long OBSERVE_OUTPUT_TOTAL_BYTES = HANDLER_BYTES + 40;
     /**
@@ -88,7 +88,7 @@ class HandlerLayoutTest {
     }
 
     @Test
-    void pingPolicyAddsOnlyItsPingState() {
+    void pingPolicyAddsNoSideObject() {
         assertTotal("ping", HeartbeatConfig.ping(ch -> Unpooled.EMPTY_BUFFER).interval(Duration.ofSeconds(30))
                 .timeout(Duration.ofSeconds(10)).build(), PING_TOTAL_BYTES);
     }
