@@ -402,7 +402,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Any thread: the round-trip time from the probe's answers, or null (no sample, or no matching probe). */
     Rtt rtt() {
-        return side() instanceof ProbeState p ? p.rtt.snapshot() : null;
+        return side() instanceof ProbeState p ? p.snapshot() : null;
     }
 
     /** Event loop: the output observer, if the side object is one. */

@@ -217,10 +217,9 @@ final class PingPolicy extends HandlerPolicy {
         if (cfg.adaptiveMaxNanos == 0 || probe == null) {
             return cfg.pingTimeoutNanos;
         }
-        long srtt = probe.rtt.smoothedNanos();
+        long srtt = probe.smoothedNanos();
         return srtt == 0 ? cfg.pingTimeoutNanos
-                : RttEstimator.timeoutNanos(srtt, probe.rtt.variationNanos(), cfg.adaptiveMinNanos,
-                        cfg.adaptiveMaxNanos);
+                : RttEstimator.timeoutNanos(srtt, probe.variationNanos(), cfg.adaptiveMinNanos, cfg.adaptiveMaxNanos);
     }
 
     /**

@@ -14,12 +14,13 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * The state of a ping configuration whose probe recognises its answers (see {@link Probe}): the
  * token of the latest ping, how many pings await an answer, when the latest was answered, and the
- * channel's round-trip time. Allocated only for such configurations; the ping policy's own state
- * (when a ping was decided and written, the pings missed) is in the handler's slots for every ping
- * configuration. The token and counts are the event loop's alone; {@link #answeredAt} and the
- * estimator are read by the worker and by {@code HeartbeatMonitor.rttOf} (opaque).
+ * channel's round-trip time (the {@link RttEstimator} this extends, for its two longs). Allocated
+ * only for such configurations; the ping policy's own state (when a ping was decided and written,
+ * the pings missed) is in the handler's slots for every ping configuration. The token and counts
+ * are the event loop's alone; {@link #answeredAt} and the estimate are read by the worker and by
+ * {@code HeartbeatMonitor.rttOf} (opaque). 56 bytes ({@code HandlerLayoutTest}).
  */
-final class ProbeState {
+final class ProbeState extends RttEstimator {
 
     private static final VarHandle ANSWERED_AT;
     private static final VarHandle EVER_ANSWERED;
@@ -44,7 +45,6 @@ final class ProbeState {
     /** An answer of ours was ever seen. Set by the event loop, read by the worker. Opaque. */
     @SuppressWarnings("unused") // accessed through EVER_ANSWERED
     private boolean everAnswered;
-    final RttEstimator rtt = new RttEstimator();
 
     /** Event loop: the token of the ping about to be made. */
     long nextToken() {
@@ -80,7 +80,7 @@ final class ProbeState {
             if (c == 0 && h.pingOnWire()) { // the latest ping, which has a write time: an RTT sample
                 long now = bound.ticker.nanoTime();
                 long written = h.pingWritten();
-                rtt.addSample(now - written);
+                addSample(now - written);
                 AdaptiveKeepAlive<java.net.SocketAddress> tuner = bound.config.tuner;
                 if (tuner != null && written - lastRead >= bound.config.pingIntervalNanos
                         && ctx.channel().remoteAddress() != null) {
