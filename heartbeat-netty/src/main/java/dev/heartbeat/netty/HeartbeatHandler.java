@@ -154,20 +154,19 @@ final class HeartbeatHandler extends TimerEntry
      */
     private int judgedSerial = 1;
     /**
-     * The policy's three slots, named by each policy's accessors. The idle policies: the check times
-     * of the reader, writer and all-idle checks ({@link #nextCheck(int)}; worker only). The ping policy:
-     * when the pending ping was decided ({@link #pingDecidedAt()}; worker only), when the event loop
-     * last wrote a ping ({@link #pingWritten()}; event loop, opaque; the worker reads it opaque), and
-     * the pings missed in a row ({@link #countMissedPing()}; worker only). Reusing them across policies
-     * is safe: only one policy's code touches them at a time. The event loop writes the ping's slot
-     * only when it acts on a ping verdict of the configuration in force, which the worker reached after
-     * it stopped judging any earlier one; a later configuration is published (release) after those
-     * writes and the worker's {@code start} for it (acquire) overwrites them.
+     * The policy's two slots, named by each policy's accessors. The idle policies: two of the check
+     * times of the reader, writer and all-idle checks ({@link #checkTime(int)}; worker only; the
+     * third, when all three are on, is an {@link AllIdleCheck} side object). The ping policy: when the
+     * pending ping was decided ({@link #pingDecidedAt()}; worker only) and when the event loop last
+     * wrote a ping ({@link #pingWritten()}; event loop, opaque; the worker reads it opaque). Reusing
+     * them across policies is safe: only one policy's code touches them at a time. The event loop
+     * writes the ping's slot only when it acts on a ping verdict of the configuration in force, which
+     * the worker reached after it stopped judging any earlier one; a later configuration is published
+     * (release) after those writes and the worker's {@code start} for it (acquire) overwrites them.
      */
     private long slot0;
     @SuppressWarnings("unused") // also accessed through SLOT1
     private long slot1;
-    private long slot2;
     /** The judgement word: the handler's flags (STALL_GRACE, ANSWER_PHASE) and the policy's (low 16 bits). */
     private int judgement;
 
@@ -454,20 +453,27 @@ final class HeartbeatHandler extends TimerEntry
         judgement = awaiting ? judgement | ANSWER_PHASE : judgement & ~ANSWER_PHASE;
     }
 
-    /** Worker only, idle policies: when the idle check of {@code kind} (a {@link CheckOrder} kind) comes due. */
-    long nextCheck(int kind) {
-        return kind == CheckOrder.READER ? slot0 : kind == CheckOrder.WRITER ? slot1 : slot2;
+    /** Worker only, idle policies: the check time in policy slot {@code slot} (0 or 1; see {@link IdlePolicy}). */
+    long checkTime(int slot) {
+        return slot == 0 ? slot0 : slot1;
     }
 
-    /** Worker only, idle policies: sets when the idle check of {@code kind} is next due. */
-    void nextCheck(int kind, long time) {
-        if (kind == CheckOrder.READER) {
+    /** Worker only, idle policies: sets the check time in policy slot {@code slot} (0 or 1). */
+    void checkTime(int slot, long time) {
+        if (slot == 0) {
             slot0 = time;
-        } else if (kind == CheckOrder.WRITER) {
-            slot1 = time;
         } else {
-            slot2 = time;
+            slot1 = time;
         }
+    }
+
+    /**
+     * Worker: the all-idle check's side object, if the side object is one. Under a configuration with
+     * all three idle kinds it is, except to a worker still judging such a configuration the event loop
+     * is switching away from (to one with another side object): that verdict is stale, and dropped.
+     */
+    AllIdleCheck allIdleCheck() {
+        return side() instanceof AllIdleCheck c ? c : null;
     }
 
     /** Worker only, ping policy: a ping is decided at {@code now}; the event loop puts it on the wire. */
@@ -479,19 +485,6 @@ final class HeartbeatHandler extends TimerEntry
     /** Worker only, ping policy: when the pending ping was decided. */
     long pingDecidedAt() {
         return slot0;
-    }
-
-    /** Worker only, ping policy: no pings missed in a row (a configuration starts, or a ping was answered). */
-    void clearMissedPings() {
-        slot2 = 0;
-    }
-
-    /** Worker only, ping policy: counts a missed ping; how many are missed in a row now (saturating at the maximum). */
-    int countMissedPing() {
-        if (slot2 < HeartbeatConfig.MAX_MISSED_PINGS) {
-            slot2++;
-        }
-        return (int) slot2;
     }
 
     /** Event loop, ping policy: a ping is being written at {@code now}. */

@@ -15,8 +15,12 @@ import io.netty.channel.Channel;
  * cadence; only their delivery is up to a tick later. What to do about the kinds found idle is the
  * subclass's, on the event loop, which checks each again from the current stamps first.
  *
- * <p>Stateless. Per channel: the handler's three check times and its judgement word (which kinds
- * were idle at their last check, and the order the three tasks were last scheduled in).
+ * <p>Stateless. Per channel: the three check times and the handler's judgement word (which kinds
+ * were idle at their last check, and the order the three tasks were last scheduled in). The check
+ * times of the enabled kinds are in the handler's two policy slots (the reader's in slot 0, the
+ * writer's in slot 1, the all-idle check's in whichever of the two is free); a configuration that
+ * enables all three keeps the all-idle check's time in an {@link AllIdleCheck} side object, so the
+ * handler carries two check times, not three, for every other configuration.
  */
 abstract class IdlePolicy extends HandlerPolicy {
 
@@ -57,18 +61,63 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     /**
      * An {@link OutputObserver} for {@code observeOutput}, taking the outbound buffer as it is now (as
-     * a new IdleStateHandler would); without it, whatever the handler has.
+     * a new IdleStateHandler would); else an {@link AllIdleCheck} if all three kinds are on (an
+     * existing one is kept; an output observer is one); else whatever the handler has.
      */
     @Override
     Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
-        if (!cfg.observeOutput) {
-            return current;
+        if (cfg.observeOutput) {
+            if (current instanceof OutputObserver output) {
+                output.snapshot(channel, now);
+                return output;
+            }
+            return new OutputObserver(channel, now);
         }
-        if (current instanceof OutputObserver output) {
-            output.snapshot(channel, now);
-            return output;
+        if (allThree(cfg)) {
+            return current instanceof AllIdleCheck ? current : new AllIdleCheck();
         }
-        return new OutputObserver(channel, now);
+        return current;
+    }
+
+    /** Whether {@code cfg} enables all three kinds: then the all-idle check time is in an {@link AllIdleCheck}. */
+    private static boolean allThree(HeartbeatConfig cfg) {
+        return cfg.readerIdleNanos > 0 && cfg.writerIdleNanos > 0 && cfg.allIdleNanos > 0;
+    }
+
+    /**
+     * Worker: the all-idle check's side object of {@code cfg}, or null if {@code cfg} needs none; also
+     * null if it needs one and the handler has none, which only a worker still judging a configuration
+     * the event loop is switching away from sees (see {@link HeartbeatHandler#allIdleCheck}).
+     */
+    private static AllIdleCheck third(HeartbeatHandler h, HeartbeatConfig cfg) {
+        return allThree(cfg) ? h.allIdleCheck() : null;
+    }
+
+    /** When the enabled check of {@code kind} is next due: in its policy slot, or in {@code third}. */
+    private static long due(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind) {
+        int slot = slotOf(cfg, kind);
+        return slot >= 0 ? h.checkTime(slot) : third.due;
+    }
+
+    /** Sets when the enabled check of {@code kind} is next due. */
+    private static void due(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind, long time) {
+        int slot = slotOf(cfg, kind);
+        if (slot >= 0) {
+            h.checkTime(slot, time);
+        } else {
+            third.due = time;
+        }
+    }
+
+    /**
+     * The policy slot of the enabled check of {@code kind}: the reader's is 0 and the writer's 1; the
+     * all-idle check's is whichever of the two its configuration leaves free, or -1 (the side object).
+     */
+    private static int slotOf(HeartbeatConfig cfg, int kind) {
+        if (kind != CheckOrder.ALL) {
+            return kind == CheckOrder.READER ? 0 : 1;
+        }
+        return cfg.readerIdleNanos == 0 ? 0 : cfg.writerIdleNanos == 0 ? 1 : -1;
     }
 
     // ------------------------------------------------------------------ worker
@@ -77,14 +126,26 @@ abstract class IdlePolicy extends HandlerPolicy {
     @Override
     void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
         h.judgement(CheckOrder.INITIAL << SCHEDULED_SHIFT); // and no kind was idle
-        h.nextCheck(CheckOrder.READER, start + cfg.readerIdleNanos);
-        h.nextCheck(CheckOrder.WRITER, start + cfg.writerIdleNanos);
-        h.nextCheck(CheckOrder.ALL, start + cfg.allIdleNanos);
+        AllIdleCheck third = third(h, cfg);
+        if (allThree(cfg) && third == null) {
+            return; // a stale configuration (see third): its judge looks no further either
+        }
+        for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
+            long timeout = timeout(cfg, kind);
+            if (timeout > 0) { // a disabled kind has no slot: the all-idle check may have taken it
+                due(h, cfg, third, kind, start + timeout);
+            }
+        }
     }
 
     @Override
     int judge(HeartbeatHandler h, BoundConfig bound, long now) {
         HeartbeatConfig cfg = bound.config;
+        AllIdleCheck third = third(h, cfg);
+        if (allThree(cfg) && third == null) {
+            // A reconfiguration away from this configuration is under way: its request decides.
+            return verdict(h, now + cfg.shortestNanos, 0);
+        }
         long read = h.lastReadOpaque();
         long write = h.lastWriteOpaque();
         boolean busy = h.readingOpaque();
@@ -106,7 +167,7 @@ abstract class IdlePolicy extends HandlerPolicy {
             for (int i = 0; i < 3; i++) {
                 int k = CheckOrder.kindAt(scheduled, i);
                 long timeout = timeout(cfg, k);
-                long due = h.nextCheck(k);
+                long due = timeout > 0 ? due(h, cfg, third, k) : 0;
                 if (timeout > 0 && now - due >= 0) {
                     long t = checkTime(due, timeout, now);
                     if (kind < 0 || t - at < 0) {
@@ -120,7 +181,7 @@ abstract class IdlePolicy extends HandlerPolicy {
             }
             ran = true;
             scheduled = CheckOrder.moveToBack(scheduled, kind);
-            int event = runCheck(h, kind, timeout(cfg, kind), at, read, write, busy);
+            int event = runCheck(h, cfg, third, kind, at, read, write, busy);
             if (event != 0) {
                 bits |= event;
                 found = CheckOrder.moveToBack(found, kind);
@@ -130,16 +191,17 @@ abstract class IdlePolicy extends HandlerPolicy {
             h.judgement((h.judgement() & ~SCHEDULED_BITS) | (scheduled << SCHEDULED_SHIFT));
             bits |= found << ORDER_SHIFT;
         }
-        return verdict(h, nextCheck(h, cfg), bits);
+        return verdict(h, nextCheck(h, cfg, third), bits);
     }
 
     /** The earliest of the enabled checks. */
-    private static long nextCheck(HeartbeatHandler h, HeartbeatConfig cfg) {
+    private static long nextCheck(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third) {
         long next = 0;
         boolean any = false;
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
             if (timeout(cfg, kind) > 0) {
-                next = any ? earliest(next, h.nextCheck(kind)) : h.nextCheck(kind);
+                long due = due(h, cfg, third, kind);
+                next = any ? earliest(next, due) : due;
                 any = true;
             }
         }
@@ -148,24 +210,25 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     /**
      * One run of an {@code IdleStateHandler} timeout task of {@code kind}, taken at {@code at} (its
-     * due time, see {@link #checkTime}): idle if the last activity is at least {@code timeout} before
-     * it. Sets when the check runs next.
+     * due time, see {@link #checkTime}): idle if the last activity is at least the kind's timeout
+     * before it. Sets when the check runs next.
      *
      * @return the event bit if it found the channel idle (first or subsequent), else 0
      */
-    private static int runCheck(HeartbeatHandler h, int kind, long timeout, long at, long read, long write,
-            boolean reading) {
+    private static int runCheck(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind, long at,
+            long read, long write, boolean reading) {
+        long timeout = timeout(cfg, kind);
         long last = kind == CheckOrder.READER ? read : kind == CheckOrder.WRITER ? write : latest(read, write);
         boolean busy = reading && kind != CheckOrder.WRITER; // a read in progress is no write
         int wasIdle = wasIdleFlag(kind);
         int judgement = h.judgement();
         if (!busy && at - last >= timeout) {
             h.judgement(judgement | wasIdle);
-            h.nextCheck(kind, at + timeout);
+            due(h, cfg, third, kind, at + timeout);
             return eventBit(kind, (judgement & wasIdle) == 0);
         }
         h.judgement(judgement & ~wasIdle);
-        h.nextCheck(kind, busy ? at + timeout : last + timeout);
+        due(h, cfg, third, kind, busy ? at + timeout : last + timeout);
         return 0;
     }
 

@@ -10,9 +10,11 @@ import io.netty.channel.ChannelOutboundBuffer;
 /**
  * {@code IdleStateHandler}'s {@code observeOutput}: whether the outbound buffer moved between two
  * checks. Event loop only; allocated only for configurations that observe output. It does not keep
- * the channel (the handler passes it in): that would be 8 more bytes per observing channel.
+ * the channel (the handler passes it in): that would be 8 more bytes per observing channel. It
+ * carries the worker's all-idle check time too ({@link AllIdleCheck}), for a configuration that
+ * enables all three idle kinds and observes output.
  */
-final class OutputObserver {
+final class OutputObserver extends AllIdleCheck {
 
     private long lastWriteSeen;
     private int lastMessageHash;

@@ -30,8 +30,8 @@ import io.netty.util.concurrent.Future;
  * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
  * wrote it counts as neither, as it was never sent.
  *
- * <p>Stateless. Per channel: the handler's stamps, judgement word and policy slots (when the pending
- * ping was decided and written, the pings missed in a row, whether the ping is on the wire), and a
+ * <p>Stateless. Per channel: the handler's stamps, its judgement word (flags and the pings missed in
+ * a row), its policy slots (when the pending ping was decided and written) and on-wire flag, and a
  * {@link ProbeState} if the probe matches answers.
  */
 final class PingPolicy extends HandlerPolicy {
@@ -56,6 +56,12 @@ final class PingPolicy extends HandlerPolicy {
      * was vetoed): it counts as neither acked nor missed again. Cleared when a ping is decided.
      */
     private static final int OUTCOME_COUNTED = 1 << 1;
+    /**
+     * The pings missed in a row, in the rest of the policy's 16 bits of the judgement word: 14 bits
+     * hold up to 16,383, above {@link HeartbeatConfig#MAX_MISSED_PINGS}.
+     */
+    private static final int MISSED_SHIFT = 2;
+    private static final int MISSED_BITS = 0xFFFF & -(1 << MISSED_SHIFT);
 
     private PingPolicy() {
     }
@@ -103,7 +109,7 @@ final class PingPolicy extends HandlerPolicy {
 
     @Override
     void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
-        h.clearMissedPings();
+        clearMissedPings(h);
     }
 
     @Override
@@ -132,7 +138,7 @@ final class PingPolicy extends HandlerPolicy {
                     bound.monitor.pingAcked(bound, rttNanos(h, probe));
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
-                h.clearMissedPings();
+                clearMissedPings(h);
             } else if (!h.pingOnWire()) {
                 // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
                 long giveUp = h.pingDecidedAt() + cfg.pingTimeoutNanos;
@@ -158,7 +164,7 @@ final class PingPolicy extends HandlerPolicy {
                     bound.monitor.pingMissed(bound);
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
-                if (h.countMissedPing() >= cfg.maxMissedPings) {
+                if (countMissedPing(h) >= cfg.maxMissedPings) {
                     // The close is on its way; look again if it is vetoed.
                     return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
                 }
@@ -177,6 +183,22 @@ final class PingPolicy extends HandlerPolicy {
         }
         h.judgement(h.judgement() | AWAITING_ANSWER);
         return decide(h, cfg, silentSince, SEND_PING, now, poll);
+    }
+
+    /** Worker: no pings missed in a row (a configuration starts, or a ping was answered). */
+    private static void clearMissedPings(HeartbeatHandler h) {
+        h.judgement(h.judgement() & ~MISSED_BITS);
+    }
+
+    /** Worker: counts a missed ping; returns how many are missed in a row now (saturating at the largest setting). */
+    private static int countMissedPing(HeartbeatHandler h) {
+        int word = h.judgement();
+        int missed = (word & MISSED_BITS) >>> MISSED_SHIFT;
+        if (missed < HeartbeatConfig.MAX_MISSED_PINGS) {
+            missed++;
+            h.judgement((word & ~MISSED_BITS) | missed << MISSED_SHIFT);
+        }
+        return missed;
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */

@@ -33,13 +33,14 @@
  *     {@code ClosePolicy} on {@code IdlePolicy}'s judging, {@code PingPolicy}), held by the
  *     configuration: {@code judge} on the worker returns the action bits and re-arms the entry,
  *     {@code perform} on the event loop carries them out. Both reach the handler's state through
- *     its named accessors ({@code lastReadOpaque()}, {@code nextCheck(kind)}, ...), which say the
+ *     its named accessors ({@code lastReadOpaque()}, {@code checkTime(slot)}, ...), which say the
  *     thread and the access mode once. Adding a policy is adding a subclass.</li>
- * <li>Side objects, made only for the configurations that need them: {@code OutputObserver}
- *     (observeOutput) and {@code ProbeState} (pings whose answers a probe recognises, with the
- *     channel's {@code RttEstimator}; the ping policy's own state is in the handler's three policy
- *     slots, where the idle policies keep their check times); {@code GuardState} (the lifecycle
- *     guards and the close veto) wraps whichever of those the policy has.</li>
+ * <li>Side objects, made only for the configurations that need them: {@code AllIdleCheck} (the
+ *     third check time of an idle configuration with all three kinds; the handler's two policy slots
+ *     hold the others, and the ping policy's own state), {@code OutputObserver} (observeOutput; it
+ *     carries that third check time too) and {@code ProbeState} (pings whose answers a probe
+ *     recognises, with the channel's round-trip estimate); {@code GuardState} (the lifecycle guards
+ *     and the close veto) wraps whichever of those the policy has.</li>
  * <li>{@code Guards}: maximum age, write stall, unwritable time and the close veto's re-check,
  *     judged on the worker beside the policy (the earliest next look wins the re-arm) and checked
  *     again on the event loop; {@code Overload} (reduced idle timeouts) and the drain (slots in the

@@ -29,10 +29,18 @@ import org.openjdk.jol.info.ClassLayout;
 class HandlerLayoutTest {
 
     /** The handler alone: every configuration pays it. */
-    private static final long HANDLER_BYTES = 112;
-    /** The events policy (the IdleStateHandler drop-in) and closeWhenIdle: no side object. */
+    private static final long HANDLER_BYTES = 104;
+    /**
+     * The events policy (the IdleStateHandler drop-in) with one or two of its three kinds, and
+     * closeWhenIdle: no side object. (The handler was 112 bytes with a third check-time slot.)
+     */
     private static final long EVENTS_TOTAL_BYTES = HANDLER_BYTES;
     private static final long CLOSE_TOTAL_BYTES = HANDLER_BYTES;
+    /**
+     * The events policy with all three kinds: the handler and the all-idle check time's side object
+     * (24 bytes), the one configuration that pays for the third slot the handler no longer has.
+     */
+    private static final long EVENTS_ALL_THREE_TOTAL_BYTES = HANDLER_BYTES + 24;
     /**
      * The ping policy: the handler alone. Its state (when the pending ping was decided and written,
      * the pings missed in a row, whether the ping is on the wire) is in the handler's policy slots,
@@ -48,8 +56,11 @@ class HandlerLayoutTest {
      * separate 32-byte estimator.
      */
     private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 56;
-    /** The events policy with observeOutput: the handler and its output observer. */
-    private static final long OBSERVE_OUTPUT_TOTAL_BYTES = HANDLER_BYTES + 40;
+    /**
+     * The events policy with observeOutput: the handler and its output observer (48 bytes, 40 before
+     * it carried the all-idle check time for a configuration with all three kinds).
+     */
+    private static final long OBSERVE_OUTPUT_TOTAL_BYTES = HANDLER_BYTES + 48;
     /**
      * Any policy with lifecycle guards (maxAge, writeStall, maxUnwritable, a close veto): the handler and
      * its guard state (120 bytes for the guards, 24 more for the veto's hold).
@@ -79,7 +90,20 @@ class HandlerLayoutTest {
     @Test
     void eventsPolicyAddsNoSideObject() {
         assertTotal("events", HeartbeatConfig.events().readerIdle(Duration.ofSeconds(60))
-                .writerIdle(Duration.ofSeconds(30)).allIdle(Duration.ofSeconds(90)).build(), EVENTS_TOTAL_BYTES);
+                .writerIdle(Duration.ofSeconds(30)).build(), EVENTS_TOTAL_BYTES);
+    }
+
+    @Test
+    void eventsPolicyWithAllIdleAloneAddsNoSideObject() {
+        assertTotal("events, all idle only", HeartbeatConfig.events().allIdle(Duration.ofSeconds(90)).build(),
+                EVENTS_TOTAL_BYTES);
+    }
+
+    @Test
+    void eventsPolicyWithAllThreeKindsAddsOnlyTheThirdCheckTime() {
+        assertTotal("events, all three kinds", HeartbeatConfig.events().readerIdle(Duration.ofSeconds(60))
+                .writerIdle(Duration.ofSeconds(30)).allIdle(Duration.ofSeconds(90)).build(),
+                EVENTS_ALL_THREE_TOTAL_BYTES);
     }
 
     @Test

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,11 +19,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The handler's three policy slots hold the idle policies' check times and the ping policy's state
- * (when a ping was decided and written, the pings missed in a row). A channel reconfigured from one
- * policy to the other and back must find nothing of the other policy's values in its slots: these
- * walk the switches in virtual time, with a check of the interlude's policy in between so that it
- * really wrote its values.
+ * The handler's two policy slots hold the idle policies' check times (the third, when all three
+ * kinds are on, in a side object) and the ping policy's state (when a ping was decided and written;
+ * the pings missed in a row are in the judgement word). A channel reconfigured from one policy to the
+ * other and back must find nothing of the other policy's values in its slots: these walk the switches
+ * in virtual time, with a check of the interlude's policy in between so that it really wrote its
+ * values.
  */
 class PolicySlotsTest {
 
@@ -106,5 +109,34 @@ class PolicySlotsTest {
         world.advance(2_000);
         assertEquals(List.of(IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, IdleStateEvent.WRITER_IDLE_STATE_EVENT),
                 r.events, "and every timeout after it");
+    }
+
+    /**
+     * A worker still judging a configuration with all three kinds after the event loop replaced its
+     * side object (a switch under way) finds no all-idle check time: it must leave the channel to the
+     * switch's request, not fail. The switch is made by hand as the event loop makes it: the side
+     * object goes first, the new configuration (reader idle only, which keeps no side object) later.
+     */
+    @Test
+    void aJudgeOfAllThreeKindsWithoutItsSideObjectLeavesTheChannelToTheSwitch()
+            throws ReflectiveOperationException {
+        HeartbeatHandlerTest.Recorder r = new HeartbeatHandlerTest.Recorder();
+        Duration second = Duration.ofSeconds(1);
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events().readerIdle(second)
+                .writerIdle(second).allIdle(second).build()), r);
+        HeartbeatHandler handler = (HeartbeatHandler) ch.pipeline().first();
+        VarHandle side = MethodHandles.privateLookupIn(HeartbeatHandler.class, MethodHandles.lookup())
+                .findVarHandle(HeartbeatHandler.class, "side", Object.class);
+        assertTrue(side.getVolatile(handler) instanceof AllIdleCheck, "all three kinds keep the third check aside");
+        side.setVolatile(handler, null); // the switch has begun
+        world.advance(1_000 + LATE);
+        assertEquals(List.of(), r.events, "nothing is judged without the third check time");
+        assertEquals(0, world.monitor.stats().timer().callbackFailures(), "and nothing failed");
+        assertTrue(world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(second).build()));
+        world.advance(1_000 - 1);
+        assertEquals(List.of(), r.events, "the new configuration starts from the switch");
+        world.advance(1 + LATE);
+        assertEquals(List.of(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT), r.events);
+        assertEquals(0, world.monitor.stats().timer().callbackFailures());
     }
 }
