@@ -32,17 +32,26 @@ final class MachineCpu {
     private MachineCpu() {
     }
 
-    /** The machine's time since boot by state, summed over the cores, in ticks: {@code /proc/stat}'s "cpu" line. */
-    record Times(long user, long nice, long system, long idle, long iowait, long irq, long softirq, long steal) {
+    /**
+     * The machine's time since boot by state, summed over the cores, in ticks: {@code /proc/stat}'s
+     * "cpu" line; and the number of cores, its "cpuN" lines (0 if it has none).
+     */
+    record Times(long user, long nice, long system, long idle, long iowait, long irq, long softirq, long steal,
+            int cores) {
 
         /** Everything but idle and I/O wait; steal included (the hypervisor gave the time to another guest). */
         long busy() {
             return user + nice + system + irq + softirq + steal;
         }
 
+        /** Every state, idle and I/O wait included. */
+        long total() {
+            return busy() + idle + iowait;
+        }
+
         Times minus(Times o) {
             return new Times(user - o.user, nice - o.nice, system - o.system, idle - o.idle, iowait - o.iowait,
-                    irq - o.irq, softirq - o.softirq, steal - o.steal);
+                    irq - o.irq, softirq - o.softirq, steal - o.steal, cores);
         }
     }
 
@@ -134,7 +143,8 @@ final class MachineCpu {
         for (int i = 0; i < v.length && i + 1 < f.length; i++) {
             v[i] = Long.parseLong(f[i + 1]);
         }
-        return new Times(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+        int cores = (int) procStat.lines().filter(l -> l.matches("cpu[0-9]+\\s.*")).count();
+        return new Times(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], cores);
     }
 
     /**

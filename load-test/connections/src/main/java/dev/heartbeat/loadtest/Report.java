@@ -436,6 +436,8 @@ final class Report {
                         num(CpuSplit.seconds(c.machine.irq())), num(CpuSplit.seconds(c.machine.softirq())),
                         num(CpuSplit.seconds(c.machine.steal())), num(CpuSplit.seconds(c.machine.idle())),
                         num(CpuSplit.seconds(c.machine.iowait())))), null));
+        rows.add(row("cores x window - the sum of those states (s; off by this, machine busy is)", runs,
+                r -> split(r, c -> num(c.missingSeconds)), null));
         rows.add(row("of everything else: ksoftirqd / earlier runs' processes / exited in the window (s)", runs,
                 r -> split(r, c -> num(c.ksoftirqd) + " / " + num(c.previousRuns) + " / " + num(c.exitedChildren)),
                 null));

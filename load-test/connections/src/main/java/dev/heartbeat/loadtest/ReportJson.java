@@ -150,13 +150,16 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      * The machine's CPU over the run window ({@code /proc/stat}, summed over the cores), and busy split
      * into the servers, the clients, this coordinator (harness) and everything else; of everything else,
      * the kernel's ksoftirqd threads, processes of earlier runs, processes that exited in the window (whole
-     * lives, from their parents' cutime and cstime) and the busiest other processes. Seconds.
+     * lives, from their parents' cutime and cstime) and the busiest other processes; and the cores times
+ * the window less the states' sum (what the kernel's tick-based accounting missed, or over-counted
+ * if negative). Seconds.
      */
     record MachineCpu(Double windowSeconds, Double busySeconds, Double userSeconds, Double niceSeconds,
             Double systemSeconds, Double irqSeconds, Double softirqSeconds, Double stealSeconds, Double idleSeconds,
             Double iowaitSeconds, Double serversSeconds, Double clientsSeconds, Double harnessSeconds,
             Double everythingElseSeconds, Double ksoftirqdSeconds, Double previousRunsSeconds,
-            int previousRunsProcessesLeft, Double exitedInWindowSeconds, List<OtherProcess> busiestOtherProcesses) {
+            int previousRunsProcessesLeft, Double exitedInWindowSeconds, List<OtherProcess> busiestOtherProcesses,
+            Double missingSeconds) {
     }
 
     record OtherProcess(long pid, String name, Double cpuSeconds) {

@@ -136,6 +136,13 @@ final class RunResult {
                 + " lives); the busiest other processes: %s", split.everythingElse, split.ksoftirqd,
                 CpuSplit.seconds(split.machine.steal()), split.previousRuns, split.exitedChildren,
                 split.describeOthers()));
+        if (Math.abs(split.missingSeconds) > 0.01 * split.machine.cores() * window) {
+            notes.add(String.format(Locale.ROOT, "/proc/stat's states add up to %.1f s where the window has %.1f"
+                    + " core-seconds: the kernel's tick-based accounting of busy time is off by %.1f s, and so are"
+                    + " machine busy and everything else (a negative everything else is this); the per-process"
+                    + " figures are the scheduler's own runtimes", split.machine.total() / MachineCpu.TICKS_PER_SECOND,
+                    split.machine.cores() * window, split.missingSeconds));
+        }
         if (split.previousLeft > 0) {
             notes.add(split.previousLeft + " processes of an earlier run had not exited when the window started");
         }
@@ -593,7 +600,7 @@ final class RunResult {
                 seconds(m.nice()), seconds(m.system()), seconds(m.irq()), seconds(m.softirq()), seconds(m.steal()),
                 seconds(m.idle()), seconds(m.iowait()), round(cpu.servers), round(cpu.clients), round(cpu.harness),
                 round(cpu.everythingElse), round(cpu.ksoftirqd), round(cpu.previousRuns), cpu.previousLeft,
-                round(cpu.exitedChildren), others);
+                round(cpu.exitedChildren), others, round(cpu.missingSeconds));
     }
 
     private ReportJson.ServerThreads serverThreadsJson() {
