@@ -75,6 +75,24 @@ public class TimerEntry {
     }
 
     /**
+     * Called on the worker's thread when it applies a schedule request for this entry (not for a
+     * re-arm or a move), just before it places the entry: the entry's next expiry is that request's
+     * first. A subclass can thus tell the first expiry after a request from the re-arms that follow
+     * without a field of its own. Must not throw; the default does nothing.
+     */
+    protected void requestApplied() {
+    }
+
+    /**
+     * Whether a request for this entry is being made or waits in the worker's queue. An expiry
+     * handler that finds one may leave the decision to it: the request replaces whatever the handler
+     * re-arms (see {@link TimerWorker}). Any thread; a volatile read.
+     */
+    protected final boolean requestPending() {
+        return (state() & (QUEUED | WRITING)) != 0;
+    }
+
+    /**
      * The deadline this entry was last scheduled at in the wheel (after {@link #coalesce}), in the
      * wheel's time base. Only meaningful on the thread that owns the wheel.
      */

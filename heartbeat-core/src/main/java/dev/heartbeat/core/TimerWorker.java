@@ -565,6 +565,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         int state = entry.takeRequest();
         switch (state & TimerEntry.LIFECYCLE) {
             case TimerEntry.ARMED:
+                entry.requestApplied();
                 wheel.schedule(entry, entry.coalesce(entry.requestedDeadline()));
                 counters.scheduled();
                 break;

@@ -196,6 +196,59 @@ class TimerWorkerTest {
         assertFalse(worker.cancel(entry), "idle after its last firing");
     }
 
+    /** Counts the schedule requests the worker applied to it; records whether one was pending at each expiry. */
+    private static final class CountingEntry extends TimerEntry {
+        int applied;
+        final List<Boolean> pendingAtExpiry = new ArrayList<>();
+
+        @Override
+        protected void requestApplied() {
+            applied++;
+        }
+    }
+
+    @Test
+    void shouldTellAnAppliedRequestFromReArmsAndMoves() {
+        TimerWorker<TimerEntry>[] self = holder();
+        int[] count = {0};
+        self[0] = worker((e, now) -> {
+            ((CountingEntry) e).pendingAtExpiry.add(e.requestPending());
+            if (++count[0] < 3) {
+                self[0].rearm(e, now + 10 * MS);
+            }
+        });
+        TimerWorker<TimerEntry> worker = self[0];
+        CountingEntry entry = new CountingEntry();
+        worker.schedule(entry, ticker.nanoTime() + 10 * MS);
+        assertTrue(entry.requestPending(), "queued, not applied yet");
+        assertEquals(0, entry.applied);
+        worker.doWork();
+        assertFalse(entry.requestPending());
+        assertEquals(1, entry.applied, "the request, once");
+        worker.schedule(entry, ticker.nanoTime() + 10 * MS);
+        worker.schedule(entry, ticker.nanoTime() + 20 * MS); // replaces the one before: one application
+        worker.doWork();
+        assertEquals(2, entry.applied);
+        boolean[] moved = {false};
+        assertTrue(worker.execute(() -> moved[0] = worker.move(entry, ticker.nanoTime() + 30 * MS)));
+        worker.doWork();
+        assertTrue(moved[0]);
+        assertEquals(2, entry.applied, "a move is no request");
+        for (int i = 0; i < 10; i++) {
+            ticker.advance(11, TimeUnit.MILLISECONDS);
+            worker.doWork();
+        }
+        assertEquals(3, count[0]);
+        assertEquals(2, entry.applied, "re-arms are no requests");
+        assertEquals(List.of(false, false, false), entry.pendingAtExpiry);
+
+        worker.schedule(entry, ticker.nanoTime() + MS);
+        worker.doWork();
+        assertTrue(worker.cancel(entry));
+        worker.doWork();
+        assertEquals(3, entry.applied, "a cancel is not applied as a schedule");
+    }
+
     @Test
     void shouldRefuseRearmOutsideTheHandler() {
         TimerWorker<TimerEntry> worker = recordingWorker();

@@ -45,12 +45,21 @@ final class HeartbeatHandler extends TimerEntry
 
     /**
      * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), the
-     * overload close ({@link Overload#CLOSE}, 21), and above them a 10-bit tag of the configuration
-     * serial the bits were judged under.
+     * overload close ({@link Overload#CLOSE}, 21), the ping policy's {@link #ON_WIRE} flag (22), and
+     * above them a 9-bit tag of the configuration serial the bits were judged under.
      */
     private static final int POLICY_BITS = 0xFFFF;
-    private static final int TAG_SHIFT = 22;
-    private static final int TAG_BITS = 0x3FF;
+    /**
+     * Ping policy: the event loop wrote the ping the worker decided last, and its write has not failed.
+     * Set by the event loop when it writes a ping; cleared by the worker when it decides one, and by
+     * the event loop when the write fails or the policy changes. It lives in the hand-off word because
+     * both threads already change that word atomically; the hand-off itself keeps it
+     * ({@link #offerActions}, {@link #takeActions}). No ticker value in {@link #pingWritten()} could
+     * double as "no ping": every ticker value is valid.
+     */
+    private static final int ON_WIRE = 1 << 22;
+    private static final int TAG_SHIFT = 23;
+    private static final int TAG_BITS = 0x1FF;
 
     /** {@link #consultVeto}: the close goes ahead. */
     static final int VETO_PROCEED = 0;
@@ -69,6 +78,12 @@ final class HeartbeatHandler extends TimerEntry
      * coalescing window (see {@link #coalesce}). Set by the policy's judgement, read by the re-arm at its end.
      */
     private static final int ANSWER_PHASE = 1 << 29;
+    /**
+     * The worker applied a schedule request for this entry (an activation or a reconfiguration), so
+     * the next expiry it judges is the first under the configuration that request came with: it
+     * starts the policy there (see {@link #configToJudge}). Set by {@link #requestApplied}.
+     */
+    private static final int FRESH = 1 << 28;
     /** The channel is to be drained at its slot (see {@link #startDraining}): the sign bit, kept when reconfigured. */
     private static final int DRAINING = 1 << 31;
     private static final int DRAIN_SLOT_SHIFT = 16;
@@ -76,33 +91,41 @@ final class HeartbeatHandler extends TimerEntry
     static final int DRAIN_SLOTS = 1 << 12;
     private static final int DRAIN_SLOT_BITS = (DRAIN_SLOTS - 1) << DRAIN_SLOT_SHIFT;
 
-    // Event-loop lifecycle.
-    private static final byte NEW = 0;
-    private static final byte ACTIVE = 1;
-    private static final byte DESTROYED = 2;
+    // The event loop's word (loopState): its flags in bits 0-3, the configuration serial above them.
+    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
+    private static final int READING = 1;
+    /** A write with a void promise waits for the next flush to be stamped (see {@link #write}). */
+    private static final int VOID_WRITE_UNSTAMPED = 1 << 1;
+    /** The handler's lifecycle (bits 2-3): NEW, ACTIVE, DESTROYED. */
+    private static final int LIFECYCLE = 3 << 2;
+    private static final int NEW = 0;
+    private static final int ACTIVE = 1 << 2;
+    private static final int DESTROYED = 2 << 2;
+    private static final int LOOP_FLAGS = 0xF;
+    /**
+     * A change of configuration is under way: the sequence lock's "odd". A change adds this twice,
+     * so a stable serial has it clear and the serial counts changes in bits 5-31.
+     */
+    private static final int CHANGING = 1 << 4;
 
     private static final VarHandle LAST_READ;
     private static final VarHandle LAST_WRITE;
-    private static final VarHandle READING;
     private static final VarHandle SIDE;
     private static final VarHandle CONFIG;
-    private static final VarHandle CONFIG_SERIAL;
+    private static final VarHandle LOOP_STATE;
     private static final VarHandle ACTIONS;
     private static final VarHandle SLOT1;
-    private static final VarHandle PING_ON_WIRE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             LAST_READ = lookup.findVarHandle(HeartbeatHandler.class, "lastRead", long.class);
             LAST_WRITE = lookup.findVarHandle(HeartbeatHandler.class, "lastWrite", long.class);
-            READING = lookup.findVarHandle(HeartbeatHandler.class, "reading", boolean.class);
             SIDE = lookup.findVarHandle(HeartbeatHandler.class, "side", Object.class);
             CONFIG = lookup.findVarHandle(HeartbeatHandler.class, "config", BoundConfig.class);
-            CONFIG_SERIAL = lookup.findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
+            LOOP_STATE = lookup.findVarHandle(HeartbeatHandler.class, "loopState", int.class);
             ACTIONS = lookup.findVarHandle(HeartbeatHandler.class, "actions", int.class);
             SLOT1 = lookup.findVarHandle(HeartbeatHandler.class, "slot1", long.class);
-            PING_ON_WIRE = lookup.findVarHandle(HeartbeatHandler.class, "pingOnWire", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -112,14 +135,23 @@ final class HeartbeatHandler extends TimerEntry
     /**
      * The configuration, bound to the monitor (which is thus one load away without a field of its
      * own: the monitor of every binding a handler gets is the same). The event loop changes it under
-     * a sequence lock with {@link #configSerial} (odd while changing; release stores), so the worker
-     * reads a config and the serial it belongs to as one pair (acquire loads) and tags its verdict
-     * with that serial: a verdict judged under one configuration is dropped on the event loop if the
-     * configuration changed since. The event loop reads it plain; other threads opaque or acquire.
+     * a sequence lock with the serial in {@link #loopState} ({@link #CHANGING} while changing; release
+     * stores), so the worker reads a config and the serial it belongs to as one pair (acquire loads)
+     * and tags its verdict with that serial: a verdict judged under one configuration is dropped on
+     * the event loop if the configuration changed since. The event loop reads it plain; other
+     * threads opaque or acquire.
      */
     private BoundConfig config;
-    @SuppressWarnings("unused") // accessed through CONFIG_SERIAL
-    private int configSerial;
+    /**
+     * The event loop's word: the configuration serial (bits 4-31, see {@link #CHANGING}) and the
+     * event loop's flags ({@link #READING}, {@link #VOID_WRITE_UNSTAMPED}, the {@link #LIFECYCLE}).
+     * Only the event loop writes it (opaque stores of what it read plain, and the sequence lock's
+     * release), so no update is ever lost; the worker reads the serial and READING from it (acquire or
+     * opaque) and ignores the other flags. One word instead of an int and three bytes keeps the
+     * handler at 96 bytes ({@code HandlerLayoutTest}).
+     */
+    @SuppressWarnings("unused") // written through LOOP_STATE
+    private int loopState;
     /** Ticker time of the end of the latest read batch. */
     @SuppressWarnings("unused") // accessed through LAST_READ
     private long lastRead;
@@ -137,22 +169,12 @@ final class HeartbeatHandler extends TimerEntry
      */
     @SuppressWarnings("unused") // accessed through SIDE
     private Object side;
-    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
-    @SuppressWarnings("unused") // accessed through READING
-    private boolean reading;
 
     // ---- Written by the event loop only. ctx is set before the schedule request that publishes it
-    // to the worker, which then reads it (plain); the rest the worker never reads. ----
+    // to the worker, which then reads it (plain). ----
     ChannelHandlerContext ctx;
-    private byte lifecycle;
-    private boolean voidWriteUnstamped;
 
     // ---- Worker only. ----
-    /**
-     * The serial of the configuration the worker judges under. Stable serials are even, so the odd
-     * initial value means "not judged yet" without being a serial any configuration can have.
-     */
-    private int judgedSerial = 1;
     /**
      * The policy's two slots, named by each policy's accessors. The idle policies: two of the check
      * times of the reader, writer and all-idle checks ({@link #checkTime(int)}; worker only; the
@@ -167,19 +189,13 @@ final class HeartbeatHandler extends TimerEntry
     private long slot0;
     @SuppressWarnings("unused") // also accessed through SLOT1
     private long slot1;
-    /** The judgement word: the handler's flags (STALL_GRACE, ANSWER_PHASE) and the policy's (low 16 bits). */
+    /**
+     * The judgement word: the handler's flags (FRESH, STALL_GRACE, ANSWER_PHASE, the drain) and the
+     * policy's (low 16 bits).
+     */
     private int judgement;
 
-    /**
-     * Ping policy: the event loop wrote the ping the worker decided last, and its write has not
-     * failed. Set by the event loop when it writes a ping, cleared by the worker when it decides one
-     * and by the event loop when the write fails or the policy changes. Opaque. No ticker value in
-     * {@link #pingWritten()} doubles as "no ping": every ticker value is valid.
-     */
-    @SuppressWarnings("unused") // accessed through PING_ON_WIRE
-    private boolean pingOnWire;
-
-    // ---- Hand-off: worker sets bits (atomic OR), event loop takes them (atomic swap). ----
+    // ---- Hand-off: worker adds bits (CAS), event loop takes them (atomic and); and ON_WIRE. ----
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
 
@@ -196,7 +212,7 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        if (lifecycle != NEW || this.ctx != null) {
+        if (lifecycle() != NEW || this.ctx != null) {
             throw new IllegalStateException("a Heartbeat handler serves one channel: create one per channel with "
                     + "HeartbeatMonitor.newHandler(config)");
         }
@@ -235,10 +251,10 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private void initialize(ChannelHandlerContext ctx) {
-        if (lifecycle != NEW) {
+        if (lifecycle() != NEW) {
             return;
         }
-        lifecycle = ACTIVE;
+        lifecycle(ACTIVE);
         this.ctx = ctx;
         HeartbeatMonitor monitor = config.monitor;
         HeartbeatConfig cfg = config.config;
@@ -261,12 +277,22 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private void destroy() {
-        if (lifecycle == ACTIVE) {
+        if (lifecycle() == ACTIVE) {
             HeartbeatMonitor monitor = config.monitor;
             monitor.channelClosed();
             monitor.worker.cancel(this);
         }
-        lifecycle = DESTROYED;
+        lifecycle(DESTROYED);
+    }
+
+    /** Event loop: the handler's lifecycle (plain: this thread is the word's only writer). */
+    private int lifecycle() {
+        return loopState & LIFECYCLE;
+    }
+
+    /** Event loop: moves the lifecycle to {@code to}. */
+    private void lifecycle(int to) {
+        LOOP_STATE.setOpaque(this, (loopState & ~LIFECYCLE) | to);
     }
 
     /**
@@ -276,13 +302,13 @@ final class HeartbeatHandler extends TimerEntry
     void reconfigure(HeartbeatConfig cfg) {
         HeartbeatMonitor monitor = config.monitor;
         BoundConfig bound = monitor.bind(cfg);
-        int serial = configSerial; // plain: this thread is the only writer
-        // Odd for the whole change: the worker judges nothing meanwhile, and the schedule or cancel
-        // request below is made before the serial is even again, so the first expiry under the new
-        // serial is the one that request arms (see configToJudge and prepare).
-        CONFIG_SERIAL.setOpaque(this, serial + 1);
+        // CHANGING for the whole change: the worker judges nothing meanwhile, and the schedule or
+        // cancel request below is made before it clears, so the worker never judges the new
+        // configuration before it has applied that request (see configToJudge).
+        LOOP_STATE.setOpaque(this, loopState + CHANGING); // plain read: this thread is the only writer
+        boolean active = lifecycle() == ACTIVE;
         long now = 0;
-        if (lifecycle == ACTIVE) {
+        if (active) {
             now = monitor.ticker.nanoTime();
             SIDE.setOpaque(this, sideFor(cfg, ctx.channel(), now)); // before cfg is published
         }
@@ -290,7 +316,7 @@ final class HeartbeatHandler extends TimerEntry
             pingOffWire(); // the ping slot held another policy's time meanwhile, or is about to
         }
         CONFIG.setRelease(this, bound);
-        if (lifecycle == ACTIVE) {
+        if (active) {
             stampRead(now);
             stampWrite(now);
             if (!cfg.tracksAnything()) {
@@ -299,7 +325,8 @@ final class HeartbeatHandler extends TimerEntry
                 monitor.unmonitored(this);
             }
         }
-        CONFIG_SERIAL.setRelease(this, serial + 2);
+        // CHANGING carries into the serial: the next stable serial. (The flags are as they are now.)
+        LOOP_STATE.setRelease(this, loopState + CHANGING);
     }
 
     /**
@@ -345,20 +372,36 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     /**
-     * Worker: the configuration and its serial, read as one pair; null if the event loop is changing
-     * it right now (the caller looks again shortly: the change's own request may have come due already).
+     * Worker: the configuration serial, to read the configuration it belongs to with
+     * {@link #configToJudge(int)} and to tag a verdict judged under it ({@link #offerActions}).
      */
-    BoundConfig configToJudge() {
-        int before = (int) CONFIG_SERIAL.getAcquire(this);
+    int serialToJudge() {
+        return (int) LOOP_STATE.getAcquire(this) & ~LOOP_FLAGS;
+    }
+
+    /**
+     * Worker: the configuration of {@code serial} (from {@link #serialToJudge}), the two read as one
+     * pair; null if the event loop is changing it right now, or changed it since, or a request of the
+     * event loop's is still to be applied (it replaces this expiry's re-arm). The caller looks again
+     * shortly: if the event loop stalled after its request, and that came due already, no other
+     * expiry will. The first expiry after an applied request starts the configuration's policy.
+     */
+    BoundConfig configToJudge(int serial) {
         BoundConfig bound = (BoundConfig) CONFIG.getAcquire(this);
-        int after = (int) CONFIG_SERIAL.getAcquire(this);
-        if ((before & 1) != 0 || before != after) {
+        int after = (int) LOOP_STATE.getAcquire(this) & ~LOOP_FLAGS;
+        if ((serial & CHANGING) != 0 || serial != after || requestPending()) {
             return null;
         }
-        if (before != judgedSerial) {
-            prepare(bound.config, before);
+        if ((judgement & FRESH) != 0) {
+            prepare(bound.config);
         }
         return bound;
+    }
+
+    /** Worker: the worker applied a schedule request: the next expiry starts the configuration. */
+    @Override
+    protected void requestApplied() {
+        judgement |= FRESH;
     }
 
     // ------------------------------------------------------------------ state, for the policies
@@ -375,7 +418,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Any thread: whether a read batch is in progress (opaque). */
     boolean readingOpaque() {
-        return (boolean) READING.getOpaque(this);
+        return ((int) LOOP_STATE.getOpaque(this) & READING) != 0;
     }
 
     /** Event loop: a read batch ended at {@code now} (opaque store). */
@@ -426,7 +469,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Event loop: the configuration serial, to tell later whether a reaction changed it (see {@link #canStillAct}). */
     int serial() {
-        return configSerial;
+        return loopState & ~LOOP_FLAGS;
     }
 
     /**
@@ -435,7 +478,7 @@ final class HeartbeatHandler extends TimerEntry
      * inside an event; IdleStateHandler checks each of its tasks the same way).
      */
     boolean canStillAct(int serial) {
-        return serial == configSerial && canAct();
+        return serial == serial() && canAct();
     }
 
     /** Worker only (plain): the judgement word; a policy owns its low 16 bits. */
@@ -479,7 +522,7 @@ final class HeartbeatHandler extends TimerEntry
     /** Worker only, ping policy: a ping is decided at {@code now}; the event loop puts it on the wire. */
     void pingDecided(long now) {
         slot0 = now;
-        PING_ON_WIRE.setOpaque(this, false); // before the hand-off, which orders it before the event loop's write
+        ACTIONS.getAndBitwiseAnd(this, ~ON_WIRE); // before the hand-off, so before the event loop's write
     }
 
     /** Worker only, ping policy: when the pending ping was decided. */
@@ -490,17 +533,19 @@ final class HeartbeatHandler extends TimerEntry
     /** Event loop, ping policy: a ping is being written at {@code now}. */
     void pingWrote(long now) {
         SLOT1.setOpaque(this, now);
-        PING_ON_WIRE.setOpaque(this, true);
+        ACTIONS.getAndBitwiseOr(this, ON_WIRE); // after the write time: a reader that sees the flag sees the time
     }
 
     /** Event loop: the latest ping's write failed, or the policy changed: no ping of ours is on the wire. */
     void pingOffWire() {
-        PING_ON_WIRE.setOpaque(this, false);
+        if (((int) ACTIONS.getOpaque(this) & ON_WIRE) != 0) { // only this thread sets it
+            ACTIONS.getAndBitwiseAnd(this, ~ON_WIRE);
+        }
     }
 
     /** Either thread, ping policy: whether the ping the worker decided last was written, and its write did not fail. */
     boolean pingOnWire() {
-        return (boolean) PING_ON_WIRE.getOpaque(this);
+        return ((int) ACTIONS.getAcquire(this) & ON_WIRE) != 0; // acquire: then pingWritten() is the flag's
     }
 
     /** Either thread, ping policy: ticker time the latest ping was written; meaningful while {@link #pingOnWire}. */
@@ -544,8 +589,9 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         BoundConfig bound = config;
-        if (bound.tracksReads) {
-            READING.setOpaque(this, true);
+        int state = loopState;
+        if (bound.tracksReads && (state & READING) == 0) {
+            LOOP_STATE.setOpaque(this, state | READING);
         }
         if (bound.inspectsReads && inspect(bound, ctx, msg)) {
             return; // an answer to our ping, consumed: still a read for idleness (stamped above)
@@ -594,9 +640,10 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (readingOpaque()) {
+        int state = loopState;
+        if ((state & READING) != 0) {
             stampRead(config.ticker.nanoTime());
-            READING.setOpaque(this, false);
+            LOOP_STATE.setOpaque(this, state & ~READING);
         }
         ctx.fireChannelReadComplete();
     }
@@ -607,7 +654,10 @@ final class HeartbeatHandler extends TimerEntry
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
             // No listener fits on a void promise and unvoid() would allocate: count the write at flush.
-            voidWriteUnstamped = true;
+            int state = loopState;
+            if ((state & VOID_WRITE_UNSTAMPED) == 0) {
+                LOOP_STATE.setOpaque(this, state | VOID_WRITE_UNSTAMPED);
+            }
             ctx.write(msg, promise);
         } else {
             ctx.write(msg, promise).addListener(this);
@@ -616,8 +666,9 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        if (voidWriteUnstamped) {
-            voidWriteUnstamped = false;
+        int state = loopState;
+        if ((state & VOID_WRITE_UNSTAMPED) != 0) {
+            LOOP_STATE.setOpaque(this, state & ~VOID_WRITE_UNSTAMPED);
             stampWrite(config.ticker.nanoTime());
         }
         ctx.flush();
@@ -675,9 +726,8 @@ final class HeartbeatHandler extends TimerEntry
      * request for a handler is due {@code shortestNanos} after the moment its stamps were set, so
      * that moment is {@code requestedDeadline() - shortestNanos}; the policy's checks start from it.
      */
-    private void prepare(HeartbeatConfig cfg, int serial) {
-        judgedSerial = serial;
-        judgement &= DRAINING | DRAIN_SLOT_BITS; // a drain outlives a reconfiguration
+    private void prepare(HeartbeatConfig cfg) {
+        judgement &= DRAINING | DRAIN_SLOT_BITS; // clears FRESH; a drain outlives a reconfiguration
         // The guards' first look may come before shortestNanos (an age running since activation): the
         // guard state then knows the stamp time itself.
         long start = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g ? g.configuredAt
@@ -688,19 +738,22 @@ final class HeartbeatHandler extends TimerEntry
     // ------------------------------------------------------------------ hand-off
 
     /**
-     * Worker: adds action bits judged under the configuration serial {@link #judgedSerial}; bits
-     * still pending from an older serial are replaced, never merged.
+     * Worker: adds action bits judged under the configuration {@code serial} (see
+     * {@link #serialToJudge}); bits still pending from another serial are replaced, never merged.
+     * {@link #ON_WIRE} stays as it is.
      *
      * @return the word that was pending before (0: push the handler to its event loop's batch)
      */
-    int offerActions(int bits) {
-        int word = tagOf(judgedSerial) << TAG_SHIFT | bits;
+    int offerActions(int bits, int serial) {
+        int word = tagOf(serial) << TAG_SHIFT | bits;
         int old;
+        int pending;
         do {
             old = (int) ACTIONS.getVolatile(this);
-        } while (!ACTIONS.compareAndSet(this, old, old != 0 && old >>> TAG_SHIFT == word >>> TAG_SHIFT
-                ? old | word : word));
-        return old;
+            pending = old & ~ON_WIRE;
+        } while (!ACTIONS.compareAndSet(this, old, (old & ON_WIRE)
+                | (pending != 0 && pending >>> TAG_SHIFT == word >>> TAG_SHIFT ? pending | word : word)));
+        return pending;
     }
 
     /**
@@ -723,9 +776,9 @@ final class HeartbeatHandler extends TimerEntry
         return window <= 1 ? deadline : (deadline + window - 1) & -window;
     }
 
-    /** Event loop: takes the pending action word. */
+    /** Event loop: takes the pending action word (0 if none); {@link #ON_WIRE} stays. */
     int takeActions() {
-        return (int) ACTIONS.getAndSet(this, 0);
+        return (int) ACTIONS.getAndBitwiseAnd(this, ON_WIRE) & ~ON_WIRE;
     }
 
     /** The configuration tag of a hand-off word (for tests that read the word back). */
@@ -734,7 +787,7 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     private static int tagOf(int serial) {
-        return (serial >>> 1) & TAG_BITS;
+        return (serial >>> 5) & TAG_BITS; // a stable serial counts changes from bit 5 (see CHANGING)
     }
 
     /**
@@ -749,7 +802,7 @@ final class HeartbeatHandler extends TimerEntry
             return;
         }
         HeartbeatMonitor monitor = config.monitor;
-        if (word >>> TAG_SHIFT != tagOf(configSerial)) {
+        if (word >>> TAG_SHIFT != tagOf(serial())) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
             return;
         }
@@ -767,7 +820,7 @@ final class HeartbeatHandler extends TimerEntry
         }
         int guardBits = bits & Guards.BITS & ~Guards.RECHECK;
         int policyBits = bits & POLICY_BITS;
-        int serial = configSerial;
+        int serial = serial();
         if ((guardBits & Guards.DRAIN) != 0) {
             drain(ctx, cfg);
             return;
@@ -836,7 +889,7 @@ final class HeartbeatHandler extends TimerEntry
      * goodbye, and the close once the goodbye is written.
      */
     private void drain(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
-        int serial = configSerial;
+        int serial = serial();
         ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
         if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0, false)) {
             return; // the application closed, removed or reconfigured in reaction
@@ -847,7 +900,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Event loop: whether an action may still run: the handler is active and the channel open. */
     private boolean canAct() {
-        return lifecycle == ACTIVE && ctx.channel().isOpen();
+        return lifecycle() == ACTIVE && ctx.channel().isOpen();
     }
 
     /**
@@ -866,7 +919,7 @@ final class HeartbeatHandler extends TimerEntry
      * if {@code askVeto} (not when the caller asked it already).
      */
     boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos, boolean askVeto) {
-        int serial = configSerial;
+        int serial = serial();
         if (askVeto && consultVeto(ctx, reason, config.ticker.nanoTime()) == VETO_HELD) {
             return false; // held: the re-check performs this close again
         }
@@ -880,7 +933,7 @@ final class HeartbeatHandler extends TimerEntry
 
     /** Event loop: closes once, as ReadTimeoutHandler does: the entry leaves the wheel now, not at channelInactive. */
     void closeOnce(ChannelHandlerContext ctx) {
-        lifecycle = DESTROYED;
+        lifecycle(DESTROYED);
         config.monitor.channelClosed();
         config.monitor.worker.cancel(this);
         ctx.close();
@@ -896,7 +949,7 @@ final class HeartbeatHandler extends TimerEntry
             closeOnce(ctx);
             return;
         }
-        lifecycle = DESTROYED;
+        lifecycle(DESTROYED);
         config.monitor.channelClosed();
         config.monitor.worker.cancel(this);
         written.addListener(f -> ctx.close());

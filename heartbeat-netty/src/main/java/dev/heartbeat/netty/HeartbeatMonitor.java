@@ -804,11 +804,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 pace(now);
                 return;
             }
-            BoundConfig bound = handler.configToJudge();
+            int serial = handler.serialToJudge();
+            BoundConfig bound = handler.configToJudge(serial);
             if (bound == null) {
-                // Being reconfigured right now. Its schedule or cancel request usually follows and
-                // decides; but if the event loop stalled after that request, and it came due already,
-                // none will: look again, until the switch is done.
+                // Being reconfigured right now, or its request not applied yet. That request usually
+                // decides; but if the event loop stalled after it, and it came due already, nothing
+                // else will: look again, until the switch is done.
                 worker.rearm(handler, now + worker.tickNanos());
                 return;
             }
@@ -828,7 +829,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
             int actions = handler.judge(bound, now); // re-armed by the judgement
             if (actions != 0) {
-                dispatch(handler, actions, now);
+                dispatch(handler, actions, serial, now);
             }
         }
 
@@ -872,13 +873,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
         }
 
-        private void dispatch(HeartbeatHandler handler, int actions, long now) {
+        private void dispatch(HeartbeatHandler handler, int actions, int serial, long now) {
             EventExecutor executor = executorOf(handler);
             if (executor == null) {
                 return; // never registered; the next check will try again
             }
             EventLoopBatch batch = batches.of(executor);
-            if (handler.offerActions(actions) != 0) {
+            if (handler.offerActions(actions, serial) != 0) {
                 return; // already handed over (or waiting for the budget): the bits join the waiting word
             }
             if (budget == null) {

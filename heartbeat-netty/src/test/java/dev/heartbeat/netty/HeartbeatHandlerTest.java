@@ -526,24 +526,70 @@ class HeartbeatHandlerTest {
 
     /**
      * The event loop can stall inside a reconfiguration after its schedule request was applied and
-     * before it marks the switch done (the serial is odd meanwhile). If the entry comes due then, no
+     * before it marks the switch done (CHANGING is set meanwhile). If the entry comes due then, no
      * other request follows, so the worker must look again instead of dropping the entry. The stall
-     * is made by hand: the serial is set odd and even again as the event loop would.
+     * is made by hand: CHANGING (bit 4 of the event loop's word) is set, and carried into the serial,
+     * as the event loop would.
      */
     @Test
     void anExpiryDuringAReconfigurationLooksAgainAfterIt() throws ReflectiveOperationException {
         Recorder r = new Recorder();
         EmbeddedChannel ch = channel(monitor.newHandler(events(10, 0, 0)), r);
         HeartbeatHandler handler = (HeartbeatHandler) ch.pipeline().first();
-        VarHandle serial = MethodHandles.privateLookupIn(HeartbeatHandler.class, MethodHandles.lookup())
-                .findVarHandle(HeartbeatHandler.class, "configSerial", int.class);
-        int before = (int) serial.getVolatile(handler);
-        serial.setVolatile(handler, before + 1); // halfway through a switch, its request applied
+        VarHandle loopState = MethodHandles.privateLookupIn(HeartbeatHandler.class, MethodHandles.lookup())
+                .findVarHandle(HeartbeatHandler.class, "loopState", int.class);
+        int before = (int) loopState.getVolatile(handler);
+        loopState.setVolatile(handler, before + 16); // halfway through a switch, its request applied
         advance(10 + LATE);
         assertTrue(r.events.isEmpty(), "nothing is judged while the configuration changes");
-        serial.setVolatile(handler, before + 2); // the switch is done
+        loopState.setVolatile(handler, before + 32); // the switch is done
         advance(10 + LATE);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events, "the handler is still watched");
+    }
+
+    /**
+     * The event loop (on its own thread) can make a whole reconfiguration between the worker's
+     * taking an expiry and its reading of the configuration: the serial is stable and new, but the
+     * request the switch made is not applied yet. The worker must leave the channel to that request,
+     * whose expiry starts the new configuration, rather than judge the new configuration on the old
+     * one's state. Here the test thread plays the worker at that moment.
+     */
+    @Test
+    void theWorkerLeavesANewConfigurationToItsQueuedRequest() {
+        Recorder r = new Recorder();
+        HeartbeatConfig first = events(10, 0, 0);
+        HeartbeatConfig second = events(20, 0, 0);
+        EmbeddedChannel ch = channel(monitor.newHandler(first), r);
+        HeartbeatHandler handler = (HeartbeatHandler) ch.pipeline().first();
+        advance(5);
+        assertEquals(first, handler.configToJudge(handler.serialToJudge()).config, "nothing queued");
+        monitor.reconfigure(ch, second); // done, its request queued
+        assertNull(handler.configToJudge(handler.serialToJudge()), "the queued request decides");
+        monitor.runOnce(); // applied
+        assertEquals(second, handler.configToJudge(handler.serialToJudge()).config);
+        advance(20 + LATE);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), r.events, "judged under the new configuration");
+    }
+
+    /**
+     * The ping's on-the-wire flag shares the hand-off word with the verdicts: offering a verdict
+     * (worker) and taking one (event loop) leave it alone, and it never shows in a verdict. (Their
+     * concurrent interleavings: {@code ActionWordStress.OnWire}.)
+     */
+    @Test
+    void theHandOffKeepsThePingOnTheWire() {
+        EmbeddedChannel ch = channel(monitor.newHandler(events(10, 0, 0)));
+        HeartbeatHandler handler = (HeartbeatHandler) ch.pipeline().first();
+        int serial = handler.serialToJudge();
+        handler.pingWrote(ticker.nanoTime());
+        assertTrue(handler.pingOnWire());
+        assertEquals(0, handler.offerActions(IdlePolicy.READER, serial), "no verdict pending: the flag is none");
+        assertEquals(IdlePolicy.READER, handler.offerActions(IdlePolicy.WRITER, serial), "the verdict, no flag");
+        assertEquals(IdlePolicy.READER | IdlePolicy.WRITER, handler.takeActions(), "tag 0: no change yet");
+        assertTrue(handler.pingOnWire(), "taking the verdict left the flag");
+        assertEquals(0, handler.takeActions(), "nothing left but the flag, which is no verdict");
+        handler.pingOffWire();
+        assertFalse(handler.pingOnWire());
     }
 
     @Test

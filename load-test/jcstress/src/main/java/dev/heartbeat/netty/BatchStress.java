@@ -71,7 +71,7 @@ public class BatchStress {
     }
 
     private void offer(HeartbeatHandler h, int bits) {
-        if (h.offerActions(bits) == 0) {
+        if (h.offerActions(bits, h.serialToJudge()) == 0) {
             batch.push(h);
         }
     }

@@ -17,11 +17,12 @@ import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
  * jcstress tests of a handler's configuration sequence lock: the event loop's
- * {@link HeartbeatHandler#reconfigure} (odd serial, config release, even serial; the handler is in
- * no pipeline, so nothing else happens) against the worker's {@link HeartbeatHandler#configToJudge}.
- * Real code on both sides. The serial the worker judged under is not readable directly: the worker
- * actor offers an action after a successful read, and the arbiter reads the serial's tag back from
- * the action word ({@code serial >>> 1}, read back with {@code HeartbeatHandler.tagOfWord}). Results:
+ * {@link HeartbeatHandler#reconfigure} (CHANGING set, config release, serial advanced; the handler is
+ * in no pipeline, so nothing else happens) against the worker's {@link HeartbeatHandler#serialToJudge}
+ * and {@link HeartbeatHandler#configToJudge}. Real code on both sides. The worker actor offers an
+ * action tagged with the serial it judged under after a successful read, and the arbiter reads the
+ * tag back from the action word (the number of changes, read back with
+ * {@code HeartbeatHandler.tagOfWord}). Results:
  * the config the worker got (0: none, the change was in progress; 1: A; 2: B) and the tag of its
  * verdict (-1: no verdict).
  *
@@ -37,11 +38,12 @@ public final class ConfigSeqlockStress {
     }
 
     static void judge(HeartbeatHandler h, II_Result r) {
-        BoundConfig bound = h.configToJudge();
+        int serial = h.serialToJudge();
+        BoundConfig bound = h.configToJudge(serial);
         HeartbeatConfig cfg = bound == null ? null : bound.config;
         r.r1 = code(cfg);
         if (cfg != null) {
-            h.offerActions(IdlePolicy.READER);
+            h.offerActions(IdlePolicy.READER, serial);
         }
     }
 
@@ -50,13 +52,13 @@ public final class ConfigSeqlockStress {
         return word == 0 ? -1 : HeartbeatHandler.tagOfWord(word);
     }
 
-    /** One reconfiguration, A (serial 0) to B (serial 2). */
+    /** One reconfiguration, A (serial 0, tag 0) to B (one change, tag 1). */
     @JCStressTest
     @Description("reconfigure(B) on the event loop vs configToJudge() on the worker")
-    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "Before the change: A with serial 0.")
-    @Outcome(id = "2, 1", expect = ACCEPTABLE, desc = "After the change: B with serial 2.")
-    @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "During the change (odd or moving serial): nothing judged.")
-    @Outcome(expect = FORBIDDEN, desc = "A (config, serial) pair that never existed together: A with 2, B with 0.")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "Before the change: A with tag 0.")
+    @Outcome(id = "2, 1", expect = ACCEPTABLE, desc = "After the change: B with tag 1.")
+    @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "During the change (CHANGING or moved): nothing judged.")
+    @Outcome(expect = FORBIDDEN, desc = "A (config, serial) pair that never existed together: A with tag 1, B with 0.")
     @State
     public static class Once {
         final HeartbeatHandler h = Fixture.handler();
@@ -77,12 +79,12 @@ public final class ConfigSeqlockStress {
         }
     }
 
-    /** Two reconfigurations, A to B to A (serials 0, 2, 4): the config alone cannot tell 0 from 4. */
+    /** Two reconfigurations, A to B to A (tags 0, 1, 2): the config alone cannot tell the first A from the last. */
     @JCStressTest
     @Description("reconfigure(B), reconfigure(A) on the event loop vs configToJudge() on the worker")
-    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "Before both changes: A with serial 0.")
-    @Outcome(id = "2, 1", expect = ACCEPTABLE, desc = "Between the changes: B with serial 2.")
-    @Outcome(id = "1, 2", expect = ACCEPTABLE, desc = "After both changes: A with serial 4.")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "Before both changes: A with tag 0.")
+    @Outcome(id = "2, 1", expect = ACCEPTABLE, desc = "Between the changes: B with tag 1.")
+    @Outcome(id = "1, 2", expect = ACCEPTABLE, desc = "After both changes: A with tag 2.")
     @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "During a change: nothing judged.")
     @Outcome(expect = FORBIDDEN, desc = "A (config, serial) pair that never existed together.")
     @State
