@@ -380,8 +380,10 @@ final class Report {
         rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
         cpuRows(rows, transport, runs, ratios ? hb : null, netty);
         rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
-        rows.add(row("pings sent by the servers", runs,
+        rows.add(row("pings sent by the servers, since they started", runs,
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
+        rows.add(row("pings sent by the servers in the window", runs,
+                r -> r.pingsSentInWindow < 0 ? "-" : Progress.count(r.pingsSentInWindow), null));
         rows.add(row("processes (servers + clients)", runs, r -> r.serverProcesses + " + " + r.clientProcesses, null));
         return rows;
     }

@@ -188,7 +188,7 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     record Heap(Long beforeBytes, Long afterBytes, long connectionsAtMeasurement) {
     }
 
-    record Server(String transport, int processes, Long pingsSent, Long idleCloses) {
+    record Server(String transport, int processes, Long pingsSent, Long pingsSentInWindow, Long idleCloses) {
     }
 
     record Echoes(long sent, long received, long recorded) {

@@ -47,7 +47,13 @@ final class RunResult {
     double windowSeconds = Double.NaN;
     /** Where the machine's CPU went over the run window, the server threads' split; null if not measured. */
     CpuSplit cpu;
+    /** Pings the servers sent from their start to the end of the run window, first and re-sent; -1: unknown. */
     long pingsSent = -1;
+    /**
+     * Of {@link #pingsSent}, the ones sent within the run window (tcp; the connect phases of two
+     * implementations differ in length, so only these compare); -1: unknown.
+     */
+    long pingsSentInWindow = -1;
     /** The connections the servers said they were draining ({@code --drain}), summed; null: no drain. */
     Long drainRequested;
     long idleCloses = -1;
@@ -483,7 +489,7 @@ final class RunResult {
                         round(Histograms.maxMillis(c.connectTime))),
                 new ReportJson.Heap(nullIfNegative(heapBeforeBytes), nullIfNegative(heapAfterBytes), connectionsAtHeap),
                 new ReportJson.Server(serverTransport, serverProcesses, nullIfNegative(pingsSent),
-                        nullIfNegative(idleCloses)),
+                        nullIfNegative(pingsSentInWindow), nullIfNegative(idleCloses)),
                 counters, clientProcesses, new ReportJson.Echoes(c.echoesSent, c.echoesReceived, c.echoesRecorded),
                 byRole, c.errors, round(wallSeconds), List.copyOf(c.failureSamples),
                 new LinkedHashMap<>(c.connectFailureCauses), List.copyOf(notes),

@@ -272,6 +272,7 @@ final class TcpCoordinator {
                     }
                 }
                 result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, PINGS_SENT));
+                result.pingsSentInWindow = (long) delta(windowEnd, windowStart, PINGS_SENT);
                 windowEnd.forEach(result.serverMetrics::add);
                 result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }

@@ -169,6 +169,22 @@ class ReportTest {
     }
 
     @Test
+    void thePingsTheServersSentAreShownSinceTheyStartedAndInTheWindow(@TempDir Path dir) throws Exception {
+        RunResult hb = result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10);
+        hb.pingsSent = 186_664;
+        hb.pingsSentInWindow = 170_000;
+        Report report = report(List.of(hb));
+        report.write(dir);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("| pings sent by the servers, since they started | 186,664 |"), md);
+        assertTrue(md.contains("| pings sent by the servers in the window | 170,000 |"), md);
+        JsonNode server = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
+                .get(Scenario.HEARTBEAT).get("tcp").get("server");
+        assertEquals(186_664, server.get("pings_sent").asLong());
+        assertEquals(170_000, server.get("pings_sent_in_window").asLong());
+    }
+
+    @Test
     void chartHelpers() {
         assertEquals(1, SvgChart.niceCeiling(0));
         assertEquals(2.5, SvgChart.niceCeiling(2.1), 1e-12);
