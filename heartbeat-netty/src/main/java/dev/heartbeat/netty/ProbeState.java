@@ -18,18 +18,22 @@ import io.netty.util.ReferenceCountUtil;
  * only for such configurations; the ping policy's own state (when a ping was decided and written,
  * the pings missed) is in the handler's slots for every ping configuration. The token and counts
  * are the event loop's alone; {@link #answeredAt} and the estimate are read by the worker and by
- * {@code HeartbeatMonitor.rttOf} (opaque). 56 bytes ({@code HandlerLayoutTest}).
+ * {@code HeartbeatMonitor.rttOf} (opaque). 48 bytes ({@code HandlerLayoutTest}).
  */
 final class ProbeState extends RttEstimator {
 
     private static final VarHandle ANSWERED_AT;
-    private static final VarHandle EVER_ANSWERED;
+    private static final VarHandle ANSWERS;
+    /** {@link #answers}: an answer of ours was ever seen (the sign bit). */
+    private static final int EVER_ANSWERED = 1 << 31;
+    /** {@link #answers}: the pings written since the last answer of ours (saturating at this). */
+    private static final int UNANSWERED = ~EVER_ANSWERED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ANSWERED_AT = lookup.findVarHandle(ProbeState.class, "answeredAt", long.class);
-            EVER_ANSWERED = lookup.findVarHandle(ProbeState.class, "everAnswered", boolean.class);
+            ANSWERS = lookup.findVarHandle(ProbeState.class, "answers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -37,14 +41,17 @@ final class ProbeState extends RttEstimator {
 
     /** Event loop only: the latest ping's token; random at the first ping, then + 1 per ping. */
     private long latestToken = ThreadLocalRandom.current().nextLong();
-    /** Event loop only: pings written since the last answer of ours (saturating). */
-    private int unanswered;
-    /** Ticker time of the latest answer to the latest ping; meaningful once {@link #everAnswered}. Opaque. */
+    /**
+     * The pings written since the last answer of ours ({@link #UNANSWERED}, saturating; the event
+     * loop's alone) and whether an answer of ours was ever seen ({@link #EVER_ANSWERED}, read by the
+     * worker): one word, so that the state is 48 bytes, not 56. Only the event loop writes it
+     * (opaque stores of what it read plain); others read it opaque.
+     */
+    @SuppressWarnings("unused") // written through ANSWERS
+    private int answers;
+    /** Ticker time of the latest answer to the latest ping; meaningful once {@link #EVER_ANSWERED} is set. Opaque. */
     @SuppressWarnings("unused") // accessed through ANSWERED_AT
     private long answeredAt;
-    /** An answer of ours was ever seen. Set by the event loop, read by the worker. Opaque. */
-    @SuppressWarnings("unused") // accessed through EVER_ANSWERED
-    private boolean everAnswered;
 
     /** Event loop: the token of the ping about to be made. */
     long nextToken() {
@@ -54,8 +61,9 @@ final class ProbeState extends RttEstimator {
     /** Event loop: the ping of {@link #nextToken()} is being written. */
     void wrote() {
         latestToken++;
-        if (unanswered < Integer.MAX_VALUE) {
-            unanswered++;
+        int a = answers;
+        if ((a & UNANSWERED) != UNANSWERED) {
+            ANSWERS.setOpaque(this, a + 1);
         }
     }
 
@@ -64,8 +72,9 @@ final class ProbeState extends RttEstimator {
         // Tokens must stay consecutive over the pings counted, and for in-order probes a ping that never
         // left must not take the place of one that did: the failed one was the latest (one ping per timeout).
         latestToken--;
-        if (unanswered > 0) {
-            unanswered--;
+        int a = answers;
+        if ((a & UNANSWERED) > 0) {
+            ANSWERS.setOpaque(this, a - 1);
         }
     }
 
@@ -75,8 +84,10 @@ final class ProbeState extends RttEstimator {
      */
     boolean onInbound(HeartbeatHandler h, BoundConfig bound, ChannelHandlerContext ctx, Object msg, long lastRead) {
         Probe probe = bound.config.probe;
+        int unanswered = answers & UNANSWERED;
         int c = probe.classify(msg, latestToken, unanswered);
         if (c >= 0) {
+            int ever = answers & EVER_ANSWERED;
             if (c == 0 && h.pingOnWire()) { // the latest ping, which has a write time: an RTT sample
                 long now = bound.ticker.nanoTime();
                 long written = h.pingWritten();
@@ -88,17 +99,16 @@ final class ProbeState extends RttEstimator {
                     // path carried an idle gap that long.
                     tuner.succeeded(ctx.channel().remoteAddress(), bound.config.pingInterval());
                 }
-                ANSWERED_AT.setOpaque(this, now);
-                EVER_ANSWERED.setOpaque(this, true);
+                ANSWERED_AT.setOpaque(this, now); // before the flag: a reader that sees the flag sees the time
+                ever = EVER_ANSWERED;
             }
-            unanswered = c;
+            ANSWERS.setOpaque(this, ever | c);
             if (probe.consumes(c)) {
                 bound.monitor.answerConsumed();
                 ReferenceCountUtil.release(msg);
                 return true;
             }
-        } else if (c == Probe.NOT_AN_ANSWER && unanswered >= Probe.MISPLACEMENT_PINGS
-                && !(boolean) EVER_ANSWERED.getOpaque(this)) {
+        } else if (c == Probe.NOT_AN_ANSWER && unanswered >= Probe.MISPLACEMENT_PINGS && !everAnswered()) {
             probe.reportMissingAnswers(ctx.channel(), unanswered);
         }
         return false;
@@ -111,6 +121,11 @@ final class ProbeState extends RttEstimator {
 
     /** Worker or event loop: whether the latest ping was answered at or after {@code time}. */
     boolean answeredSince(long time) {
-        return (boolean) EVER_ANSWERED.getOpaque(this) && (long) ANSWERED_AT.getOpaque(this) - time >= 0;
+        return everAnswered() && (long) ANSWERED_AT.getOpaque(this) - time >= 0;
+    }
+
+    /** Any thread: whether an answer of ours was ever seen (opaque). */
+    private boolean everAnswered() {
+        return ((int) ANSWERS.getOpaque(this) & EVER_ANSWERED) != 0;
     }
 }

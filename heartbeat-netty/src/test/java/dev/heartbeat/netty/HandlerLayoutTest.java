@@ -54,12 +54,13 @@ class HandlerLayoutTest {
     private static final long PING_TOTAL_BYTES = HANDLER_BYTES;
     /**
      * The ping policy with a probe that recognises its answers (every built-in protocol probe and
-     * custom): the handler and its probe state (the latest token, the unanswered count, the answer
-     * time, and the round-trip estimate's two longs, which it inherits from RttEstimator: 56 bytes).
+     * custom): the handler and its probe state (the latest token, the answer time, the round-trip
+     * estimate's two longs, which it inherits from RttEstimator, and one word for the unanswered
+     * count and the ever-answered flag: 48 bytes; 56 while the flag was a byte of its own).
      * Until issue 8's slimming: 88 bytes, a 56-byte probe state that also held the ping state and a
      * separate 32-byte estimator.
      */
-    private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 56;
+    private static final long PROBE_TOTAL_BYTES = HANDLER_BYTES + 48;
     /**
      * The events policy with observeOutput: the handler and its output observer (48 bytes, 40 before
      * it carried the all-idle check time for a configuration with all three kinds).
