@@ -21,8 +21,9 @@ import io.netty.util.concurrent.EventExecutor;
 /**
  * The per-channel handler: records activity on the event loop and is, at the same time, the
  * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
- * pipeline context (and a side object for the configurations that need one: the ping policy and
- * observeOutput; {@code HandlerLayoutTest} pins the sizes). Created by
+ * pipeline context (and a side object for the configurations that need one: a ping probe that
+ * matches answers, observeOutput, all three idle kinds, the guards; {@code HandlerLayoutTest} pins
+ * the sizes). Created by
  * {@link HeartbeatMonitor#newHandler}; not sharable.
  *
  * <p>The handler holds the channel's state and runs its lifecycle, the hot path and the hand-off;

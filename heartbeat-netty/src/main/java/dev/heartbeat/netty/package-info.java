@@ -54,12 +54,14 @@
  * <ul>
  * <li>Event loop to worker: the entry's state word (CAS) and its request deadline
  *     ({@code dev.heartbeat.core.TimerWorker}); no command objects.</li>
- * <li>Worker to event loop: the handler's action word (atomic OR of tagged bits, swapped out by the
- *     event loop) and one {@code EventLoopBatch} per event loop (a lock-free queue, submitted as
- *     one task per worker cycle).</li>
- * <li>Configuration: a sequence lock (odd serial while changing, release stores, acquire loads), so
- *     the worker judges a configuration together with its serial, and a verdict of an older serial
- *     is dropped on the event loop.</li>
+ * <li>Worker to event loop: the handler's action word (CAS of tagged bits, taken by the event loop
+ *     with an atomic AND that keeps the ping's on-the-wire bit) and one {@code EventLoopBatch} per
+ *     event loop (a lock-free queue, submitted as one task per worker cycle).</li>
+ * <li>Configuration: a sequence lock (a CHANGING bit in the event loop's word while changing, release
+ *     stores, acquire loads), so the worker judges a configuration together with its serial, and a
+ *     verdict of an older serial is dropped on the event loop. The worker starts a configuration at
+ *     the first expiry after it applied the schedule request that came with it
+ *     ({@code TimerEntry.requestApplied}), and leaves an expiry to a request still queued.</li>
  * </ul>
  * Each field says, where it is declared, which thread writes it and with which access mode.
  */
