@@ -296,6 +296,19 @@ final class HeartbeatHandler extends TimerEntry
         LOOP_STATE.setOpaque(this, (loopState & ~LIFECYCLE) | to);
     }
 
+    /** Event loop: sets {@code flag} in the event loop's word (a store only if it was clear). */
+    private void raise(int flag) {
+        int state = loopState;
+        if ((state & flag) == 0) {
+            LOOP_STATE.setOpaque(this, state | flag);
+        }
+    }
+
+    /** Event loop: clears {@code flag}, which is set, in the event loop's word. */
+    private void lower(int flag) {
+        LOOP_STATE.setOpaque(this, loopState & ~flag);
+    }
+
     /**
      * The handler's executor: switches configuration; idleness is measured afresh from now, and any
      * verdict the worker reached under the previous configuration is dropped.
@@ -590,9 +603,8 @@ final class HeartbeatHandler extends TimerEntry
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         BoundConfig bound = config;
-        int state = loopState;
-        if (bound.tracksReads && (state & READING) == 0) {
-            LOOP_STATE.setOpaque(this, state | READING);
+        if (bound.tracksReads) {
+            raise(READING);
         }
         if (bound.inspectsReads && inspect(bound, ctx, msg)) {
             return; // an answer to our ping, consumed: still a read for idleness (stamped above)
@@ -641,10 +653,9 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        int state = loopState;
-        if ((state & READING) != 0) {
+        if ((loopState & READING) != 0) {
             stampRead(config.ticker.nanoTime());
-            LOOP_STATE.setOpaque(this, state & ~READING);
+            lower(READING); // after the stamp, as before
         }
         ctx.fireChannelReadComplete();
     }
@@ -655,10 +666,7 @@ final class HeartbeatHandler extends TimerEntry
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
             // No listener fits on a void promise and unvoid() would allocate: count the write at flush.
-            int state = loopState;
-            if ((state & VOID_WRITE_UNSTAMPED) == 0) {
-                LOOP_STATE.setOpaque(this, state | VOID_WRITE_UNSTAMPED);
-            }
+            raise(VOID_WRITE_UNSTAMPED);
             ctx.write(msg, promise);
         } else {
             ctx.write(msg, promise).addListener(this);
@@ -667,9 +675,8 @@ final class HeartbeatHandler extends TimerEntry
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        int state = loopState;
-        if ((state & VOID_WRITE_UNSTAMPED) != 0) {
-            LOOP_STATE.setOpaque(this, state & ~VOID_WRITE_UNSTAMPED);
+        if ((loopState & VOID_WRITE_UNSTAMPED) != 0) {
+            lower(VOID_WRITE_UNSTAMPED);
             stampWrite(config.ticker.nanoTime());
         }
         ctx.flush();
