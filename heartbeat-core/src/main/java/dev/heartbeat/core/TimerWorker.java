@@ -435,6 +435,27 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Arms {@code entry} for {@code deadline} (coalesced) directly in the wheel, without a queued
+     * request, if it is idle: never armed, or expired and not re-armed. For entries that only the
+     * worker's own handler arms (a pacer, a follow-up check): the cycle that arms one this way needs
+     * no extra cycle to apply a request. Only on the cycle thread, as {@link #forEachScheduled}.
+     * Allocates nothing.
+     *
+     * @return whether the entry was idle and is now armed; {@code false} leaves it as it was (armed,
+     *     firing, queued or cancelled)
+     * @throws IllegalStateException on any other thread
+     */
+    public boolean arm(E entry, long deadline) {
+        requireCycleThread("arm");
+        if (!entry.casState(TimerEntry.IDLE, TimerEntry.ARMED)) {
+            return false;
+        }
+        wheel.schedule(entry, entry.coalesce(deadline));
+        counters.scheduled();
+        return true;
+    }
+
     private void requireCycleThread(String what) {
         if (Thread.currentThread() != cycleThread) {
             throw new IllegalStateException(what + " is only allowed on the worker's cycle (a task given to "

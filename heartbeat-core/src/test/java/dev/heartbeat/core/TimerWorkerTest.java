@@ -250,6 +250,45 @@ class TimerWorkerTest {
     }
 
     @Test
+    void shouldArmAnIdleEntryFromTheCycleOnly() {
+        TimerEntry follower = new TimerEntry();
+        List<TimerEntry> expired = new ArrayList<>();
+        boolean[] armed = new boolean[4];
+        TimerWorker<TimerEntry>[] self = holder();
+        self[0] = worker((e, now) -> {
+            expired.add(e);
+            if (e != follower) {
+                armed[0] = self[0].arm(follower, now + 5 * MS); // from an expiry: idle, so armed
+                armed[1] = self[0].arm(follower, now + MS); // armed already: left where it is
+                armed[2] = self[0].arm(e, now + MS); // firing: not idle
+            }
+        });
+        TimerWorker<TimerEntry> worker = self[0];
+        IllegalStateException outside = assertThrows(IllegalStateException.class,
+                () -> worker.arm(follower, ticker.nanoTime()));
+        assertTrue(outside.getMessage().contains("arm is only allowed on the worker's cycle"), outside.getMessage());
+        TimerEntry first = new TimerEntry();
+        worker.schedule(first, ticker.nanoTime() + MS);
+        worker.doWork();
+        ticker.advance(2, TimeUnit.MILLISECONDS);
+        assertEquals(1, worker.doWork(), "the first expired; the follower was armed with no request to apply");
+        assertTrue(armed[0]);
+        assertFalse(armed[1]);
+        assertFalse(armed[2]);
+        assertTrue(follower.isScheduled());
+        assertFalse(first.isScheduled());
+        ticker.advance(4, TimeUnit.MILLISECONDS);
+        worker.doWork();
+        assertEquals(List.of(first), expired, "not before its own deadline (the second arm did not move it)");
+        ticker.advance(2, TimeUnit.MILLISECONDS);
+        worker.doWork();
+        assertEquals(List.of(first, follower), expired);
+        assertTrue(worker.execute(() -> armed[3] = worker.arm(follower, ticker.nanoTime() + MS)));
+        worker.doWork();
+        assertTrue(armed[3], "idle again after its expiry: armed from a task on the cycle");
+    }
+
+    @Test
     void shouldRefuseRearmOutsideTheHandler() {
         TimerWorker<TimerEntry> worker = recordingWorker();
         TimerEntry entry = new TimerEntry();

@@ -9,6 +9,7 @@ import java.lang.invoke.VarHandle;
 
 import java.util.concurrent.RejectedExecutionException;
 
+import io.netty.util.concurrent.AbstractEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
@@ -19,6 +20,16 @@ import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
  * the event loop unless it is already submitted. So one worker cycle costs each event loop at most
  * one task, and the batch object is reused for the life of the event loop.
  *
+ * <p>Lazy hand-offs. A batch whose actions this cycle can all wait a little (pings: see
+ * {@link HandlerPolicy#deferrableBits}) is handed over with Netty's
+ * {@link AbstractEventExecutor#lazyExecute}: queued without waking the event loop, so a loop that is busy
+ * with I/O runs it at its next wake-up instead of paying one (an {@code eventfd} write and a return
+ * from {@code epoll_wait}) for it. A batch still waiting at the end of a later cycle, or one that
+ * gets an action that cannot wait (a close, an idle event), wakes the loop then: the worker hands
+ * it a no-op task with {@code execute}, and the loop runs both. The monitor makes sure that later
+ * cycle comes (see {@code HeartbeatMonitor}'s follow-up check), so a lazy hand-off waits at most
+ * one coalescing window.
+ *
  * <p>The queue is JCTools' chunked {@link MpmcUnboundedXaddArrayQueue}, not an intrusive stack: a
  * link in every handler would cost each channel 4 bytes for the few that have actions pending. The
  * queue costs each event loop 7,584 bytes instead (JOL: its four chunks are allocated up front), so
@@ -28,42 +39,67 @@ import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
  * dropped once drained. It is multi-consumer because the worker drains it too, when it drops the
  * batch of an event loop that is shutting down while that loop may still be running it.
  *
- * <p>Threads: {@link #push} and {@link #submitIfNeeded} on the worker only; {@link #run} on the event
- * loop. A handler is in the queue at most once: the worker pushes it only when its action bits go
- * from none to some, and the event loop takes it out of the queue before it takes its bits.
+ * <p>Threads: {@link #push}, {@link #mustNotWait} and {@link #submitIfNeeded} on the worker only;
+ * {@link #run} on the event loop. A handler is in the queue at most once: the worker pushes it only
+ * when its action bits go from none to some, and the event loop takes it out of the queue before it
+ * takes its bits. The state word: only the worker moves it away from {@link #IDLE}, only the event
+ * loop's run moves it back, and the worker's one change of a non-idle state (lazy to woken) is a CAS,
+ * so a run that starts meanwhile is never overwritten.
  */
 final class EventLoopBatch implements Runnable {
+
+    /** {@link #submitIfNeeded}: nothing waits lazily (nothing pending, or the event loop was woken for it). */
+    static final int HANDED = 0;
+    /** {@link #submitIfNeeded}: queued lazily, not run yet: a later cycle must look again. */
+    static final int WAITING = 1;
+    /** {@link #submitIfNeeded}: the event loop refused the task (it is shutting down); the batch was drained. */
+    static final int REJECTED = 2;
 
     /** Handlers per chunk of the queue: 1.5 KiB a chunk (a reference and a sequence number each). */
     private static final int CHUNK_SIZE = 128;
     /** Chunks kept for reuse, allocated up front. */
     private static final int POOLED_CHUNKS = 4;
 
-    private static final VarHandle SUBMITTED;
+    /** Not in the event loop's task queue (or running already, past its start). */
+    private static final int IDLE = 0;
+    /** In the task queue without a wake-up of the loop. */
+    private static final int LAZY = 1;
+    /** In the task queue, and the loop was woken for it (or will run it anyway). */
+    private static final int WOKEN = 2;
+
+
+    private static final VarHandle STATE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            SUBMITTED = lookup.findVarHandle(EventLoopBatch.class, "submitted", boolean.class);
+            STATE = lookup.findVarHandle(EventLoopBatch.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     final EventExecutor executor;
+    /** The executor's lazy hand-off, if it has one (every Netty event loop does); else null: every hand-off wakes. */
+    private final AbstractEventExecutor lazyExecutor;
     private final HeartbeatMonitor monitor;
     /** Handlers with actions: offered by the worker, polled by the event loop (and by the worker's discard). */
     private final MessagePassingQueue<HeartbeatHandler> pending =
             new MpmcUnboundedXaddArrayQueue<>(CHUNK_SIZE, POOLED_CHUNKS);
-    /** Whether this batch is in the event loop's task queue (or running). CAS. */
-    @SuppressWarnings("unused") // accessed through SUBMITTED
-    private volatile boolean submitted;
+    /** {@link #IDLE}, {@link #LAZY} or {@link #WOKEN}. Volatile, CAS. */
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
 
     /** Worker only: the {@link EventLoopBatches} sweep epoch this batch was last used in. */
     int usedInEpoch;
+    /** Worker only: an action that cannot wait was handed to this batch since its last submission. */
+    private boolean urgent;
+    /** Worker only: the cycle this batch was last queued lazily in. */
+    private long lazyCycle;
 
     EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
         this.executor = executor;
+        this.lazyExecutor = executor instanceof AbstractEventExecutor a ? a : null;
         this.monitor = monitor;
     }
 
@@ -72,36 +108,87 @@ final class EventLoopBatch implements Runnable {
         pending.offer(handler);
     }
 
+    /** Worker: an action handed to this batch (pushed now or joining a pending word) cannot wait. */
+    void mustNotWait() {
+        urgent = true;
+    }
+
     /**
-     * Worker: submits the batch if it has handlers and is not already queued.
+     * Worker, at the end of cycle {@code cycle}: hands the batch to its event loop if it has handlers
+     * and is not queued already; lazily if {@code lazy} and nothing handed this cycle must not wait.
+     * A batch queued lazily in an earlier cycle and not run yet, or one that now has an action that
+     * must not wait, gets a wake-up.
      *
-     * @return false if the event loop refused the task because it is shutting down; the batch is then
-     *     drained (its channels are gone with it)
+     * @return {@link #HANDED}, {@link #WAITING} (queued lazily and not run yet: look again at a later
+     *     cycle's end) or {@link #REJECTED} (the event loop is shutting down; the batch was drained: its
+     *     channels are gone with it)
      * @throws Error or RuntimeException from the executor (an {@code OutOfMemoryError} allocating the
      *     task's queue node, say): the batch keeps its actions and is submitted again after the next
      *     worker cycle that expires anything
      */
-    boolean submitIfNeeded() {
-        if (pending.isEmpty() || !SUBMITTED.compareAndSet(this, false, true)) {
-            return true;
+    int submitIfNeeded(boolean lazy, long cycle) {
+        boolean mustNotWait = urgent;
+        urgent = false;
+        if (pending.isEmpty()) {
+            return HANDED;
         }
+        boolean lazily = lazy && !mustNotWait && lazyExecutor != null;
+        while (true) {
+            // A CAS, not a read, even when the batch is queued already: a full fence, so that the
+            // pushes of this cycle are visible before the state is looked at. A run that cleared the
+            // state just before then finds them; one that clears it after is looked at here as
+            // queued, and finds them too (a release store of a pushed element followed by a plain
+            // volatile read could be reordered, and the run would then miss a push it counted:
+            // BatchStress found exactly that).
+            int s = (int) STATE.compareAndExchange(this, IDLE, lazily ? LAZY : WOKEN);
+            if (s == IDLE) {
+                if (!lazily) {
+                    return hand(this, false);
+                }
+                lazyCycle = cycle;
+                int handed = hand(this, true);
+                return handed == HANDED ? WAITING : handed;
+            }
+            if (s == WOKEN) {
+                return HANDED;
+            }
+            if (!mustNotWait && cycle == lazyCycle) {
+                return WAITING; // queued lazily in this very cycle
+            }
+            if (STATE.compareAndSet(this, LAZY, WOKEN)) {
+                return hand(EventLoopBatch::wakeUp, false); // the loop then runs the lazy batch too
+            }
+            // The run started meanwhile (the state is idle): what it did not take needs a submission of its own.
+        }
+    }
+
+    private int hand(Runnable task, boolean lazily) {
         try {
-            executor.execute(this);
-            return true;
+            if (lazily) {
+                lazyExecutor.lazyExecute(task);
+            } else {
+                executor.execute(task);
+            }
+            return HANDED;
         } catch (RejectedExecutionException shuttingDown) {
-            submitted = false;
+            state = IDLE;
             discard();
-            return false;
+            return REJECTED;
         } catch (RuntimeException | Error e) {
-            submitted = false; // not queued: the next cycle tries again
+            state = IDLE; // not queued (or queued lazily, and then its run finds the queue as it is): try again
             throw e;
         }
+    }
+
+    /** Handed to a loop that holds a batch lazily, to wake it: the loop then runs both. */
+    private static void wakeUp() {
+        // nothing: the wake-up is the point
     }
 
     /** Event loop: carries out every pending action. */
     @Override
     public void run() {
-        submitted = false; // before taking from the queue: a push after this re-submits
+        state = IDLE; // before taking from the queue: a push after this re-submits
         // What was pushed before the submission, and no more: later pushes come with their own run.
         // (relaxedPoll never waits for a push in progress; that push is followed by a submission.)
         for (int n = pending.size(); n > 0; n--) {
@@ -130,6 +217,6 @@ final class EventLoopBatch implements Runnable {
 
     /** Worker: whether nothing is pending or queued, so the batch can be forgotten. */
     boolean isIdle() {
-        return pending.isEmpty() && !(boolean) SUBMITTED.getVolatile(this);
+        return pending.isEmpty() && (int) STATE.getVolatile(this) == IDLE;
     }
 }

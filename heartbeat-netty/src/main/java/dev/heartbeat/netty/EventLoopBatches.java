@@ -30,6 +30,8 @@ final class EventLoopBatches {
     private int size;
     /** Incremented by each sweep; a batch records the epoch it was last used in. */
     private int epoch;
+    /** See {@link #anyWaiting}. */
+    private boolean waiting;
 
     EventLoopBatches(HeartbeatMonitor monitor) {
         this.monitor = monitor;
@@ -46,24 +48,36 @@ final class EventLoopBatches {
     }
 
     /**
-     * Submits every batch that has actions.
+     * Submits every batch that has actions (see {@link EventLoopBatch#submitIfNeeded}), at the end of
+     * worker cycle {@code cycle}.
      *
+     * @param lazy whether batches whose actions can all wait may be queued without waking their loop
      * @return how many event loops refused their batch (they are shutting down; those batches are dropped)
      */
-    int submitAll() {
+    int submitAll(boolean lazy, long cycle) {
         int rejected = 0;
+        boolean anyWaiting = false;
         for (int i = 0; i < size; i++) {
             EventLoopBatch batch = batches[i];
             try {
-                if (!batch.submitIfNeeded()) {
+                int outcome = batch.submitIfNeeded(lazy, cycle);
+                if (outcome == EventLoopBatch.REJECTED) {
                     rejected++;
                     remove(i--);
+                } else if (outcome == EventLoopBatch.WAITING) {
+                    anyWaiting = true;
                 }
             } catch (RuntimeException | Error e) { // one event loop's failure must not hold up the others
                 monitor.dispatchFailed(batch, e);
             }
         }
+        waiting = anyWaiting;
         return rejected;
+    }
+
+    /** Whether the latest {@link #submitAll} left a batch queued lazily that its event loop has not run yet. */
+    boolean anyWaiting() {
+        return waiting;
     }
 
     /** How many batches are remembered now. */

@@ -77,6 +77,15 @@ abstract class HandlerPolicy {
      */
     abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now);
 
+    /**
+     * The action bits of this policy that may wait for their event loop's next wake-up, up to a
+     * coalescing window (see {@code HeartbeatMonitor.Builder#lazyHandOffs}): actions whose lateness
+     * nothing is timed by. None by default: an idle event or a close is timed by its deadline.
+     */
+    int deferrableBits() {
+        return 0;
+    }
+
     /** Worker: ends a judgement: the entry is next checked at {@code next}; returns {@code bits}. */
     static int verdict(HeartbeatHandler h, long next, int bits) {
         h.checkAgainAt(next);

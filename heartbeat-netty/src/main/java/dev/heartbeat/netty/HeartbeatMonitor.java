@@ -121,6 +121,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Worker only: an entry that is no channel, armed while hand-offs wait for the budget. */
     private final HeartbeatHandler pacer;
     private boolean pacerArmed;
+    /** Whether hand-offs whose actions can all wait leave their event loop asleep ({@link Builder#lazyHandOffs}). */
+    private final boolean lazyHandOffs;
+    /**
+     * Worker only: an entry that is no channel, armed while a lazy hand-off waits for its event loop,
+     * so that a cycle comes to wake that loop if it has not run the batch by then; null without lazy hand-offs.
+     */
+    private final HeartbeatHandler followUp;
 
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
@@ -155,6 +162,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
         // full and lose the tokens earned beyond (StormTest).
         this.pacer = budget == null ? null
                 : new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build());
+        this.lazyHandOffs = b.lazyHandOffs;
+        // Its deadline is put on a grid by the Judge; its own window (8 us, as the pacer's) changes it by less.
+        this.followUp = lazyHandOffs
+                ? new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build()) : null;
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -265,6 +276,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         drainStart = ticker.nanoTime();
         drainWindow = windowNanos;
         handlers.remove(pacer);
+        handlers.remove(followUp);
         int n = handlers.size();
         for (int i = 0; i < n; i++) {
             HeartbeatHandler h = handlers.get(i);
@@ -634,7 +646,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         java.util.List<HeartbeatHandler> handlers = new java.util.ArrayList<>();
         worker.forEachScheduled(handlers::add);
         for (HeartbeatHandler h : handlers) {
-            if (h == pacer) {
+            if (h == pacer || h == followUp) {
                 continue;
             }
             HeartbeatConfig cfg = h.config();
@@ -766,6 +778,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return warnedUnmonitored.get();
     }
 
+    /** For tests, on the thread that drives {@link #runOnce()}: the batch of {@code executor} (made if new). */
+    EventLoopBatch batchFor(EventExecutor executor) {
+        return batches.of(executor);
+    }
+
     /** For tests, on the thread that drives {@link #runOnce()}: how many event loop batches are remembered. */
     int eventLoopBatches() {
         return batches.size();
@@ -797,12 +814,25 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         /** Worker only: the largest lateness of the checks due in this cycle, or -1 before the first. */
         private long cycleLateness = -1;
+        /** Worker only: the cycles that expired anything, counted at their end (see the batches). */
+        private long cycles;
+        /** Worker only: the time of this cycle's latest expiry. */
+        private long cycleNow;
+        /**
+         * Worker only: the smallest coalescing window of the configurations whose actions this cycle may
+         * wait for a lazy hand-off; {@code Long.MAX_VALUE} if none.
+         */
+        private long lazyWindow = Long.MAX_VALUE;
 
         @Override
         public void onExpired(HeartbeatHandler handler, long now) {
+            cycleNow = now;
             if (handler == pacer) {
                 pace(now);
                 return;
+            }
+            if (handler == followUp) {
+                return; // the cycle's end wakes the event loops that have not run their lazy batch yet
             }
             int serial = handler.serialToJudge();
             BoundConfig bound = handler.configToJudge(serial);
@@ -829,7 +859,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
             int actions = handler.judge(bound, now); // re-armed by the judgement
             if (actions != 0) {
-                dispatch(handler, actions, serial, now);
+                dispatch(handler, bound.config, actions, serial, now);
             }
         }
 
@@ -842,7 +872,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 if (executor == null) {
                     h.takeActions(); // never registered: its next check tries again
                 } else {
-                    batches.of(executor).push(h);
+                    EventLoopBatch batch = batches.of(executor);
+                    batch.mustNotWait(); // waited for the budget already
+                    batch.push(h);
                 }
             }
             if (budget.hasWaiting()) {
@@ -867,18 +899,45 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 }
                 cycleLateness = -1;
             }
-            int rejected = batches.submitAll();
+            int rejected = batches.submitAll(lazyHandOffs, ++cycles);
             if (rejected > 0) {
                 dispatchRejected.add(rejected);
             }
+            if (lazyWindow != Long.MAX_VALUE) {
+                if (batches.anyWaiting()) {
+                    followUpBy(gridPointAfter(cycleNow, lazyWindow));
+                }
+                lazyWindow = Long.MAX_VALUE;
+            }
         }
 
-        private void dispatch(HeartbeatHandler handler, int actions, int serial, long now) {
+        /** The first point of the grid of {@code window} (a power of two) after {@code now}: at most a window on. */
+        private long gridPointAfter(long now, long window) {
+            return (now + window) & -window;
+        }
+
+        /**
+         * Makes sure a cycle comes by {@code at}: the follow-up entry is armed there, or moved there if
+         * it is armed for later.
+         */
+        private void followUpBy(long at) {
+            if (!worker.arm(followUp, at) && at - followUp.deadline() < 0) {
+                worker.move(followUp, at);
+            }
+        }
+
+        private void dispatch(HeartbeatHandler handler, HeartbeatConfig cfg, int actions, int serial, long now) {
             EventExecutor executor = executorOf(handler);
             if (executor == null) {
                 return; // never registered; the next check will try again
             }
             EventLoopBatch batch = batches.of(executor);
+            long window = coalescingWindow(cfg);
+            if ((actions & ~cfg.policy.deferrableBits()) != 0 || window < 2) {
+                batch.mustNotWait();
+            } else if (window < lazyWindow) {
+                lazyWindow = window;
+            }
             if (handler.offerActions(actions, serial) != 0) {
                 return; // already handed over (or waiting for the budget): the bits join the waiting word
             }
@@ -918,6 +977,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private EventExecutor hostExecutor;
         private Duration hostWatchdog = Duration.ofMillis(250);
         private int actionBudget;
+        private boolean lazyHandOffs = true;
 
         private Builder() {
         }
@@ -988,6 +1048,24 @@ public final class HeartbeatMonitor implements AutoCloseable {
                         + "] a second: " + perSecond);
             }
             this.actionBudget = perSecond;
+            return this;
+        }
+
+        /**
+         * Whether the worker may hand an event loop actions that can wait (the ping policy's pings)
+         * without waking it: Netty's {@code lazyExecute}, so that a loop busy with I/O
+         * runs them at its next wake-up instead of paying a wake-up of its own for them (an
+         * {@code eventfd} write and a return from {@code epoll_wait} on Linux). A loop that has not run
+         * them by the worker's first cycle after the hand-off is woken then, and the worker makes sure
+         * that cycle comes within the configuration's coalescing window: a lazily handed ping goes out
+         * at most one window (see {@link #maxCoalescing}) plus a tick later than an eager one, and its
+         * answer is timed from when it was written, so no check comes sooner. Closes, idle events,
+         * goodbyes and the actions of configurations with no coalescing window always wake their loop.
+         * A loop hosting the worker's cycles ({@link #hostedBy}) runs its own hand-offs right after the
+         * cycle either way. On by default.
+         */
+        public Builder lazyHandOffs(boolean lazy) {
+            this.lazyHandOffs = lazy;
             return this;
         }
 

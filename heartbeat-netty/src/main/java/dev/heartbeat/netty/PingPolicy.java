@@ -48,6 +48,9 @@ final class PingPolicy extends HandlerPolicy {
     /** Close: nothing was read for {@code closeWhenReaderIdle}. */
     static final int READER_IDLE_CLOSE = 1 << 3;
 
+    /** Pings: their answers are timed from when they are written, so they may wait for a lazy hand-off. */
+    private static final int DEFERRABLE = SEND_PING | RESEND_PING;
+
     // Judgement flags (worker only).
     /** A ping was decided and its answer is awaited. */
     private static final int AWAITING_ANSWER = 1;
@@ -69,6 +72,11 @@ final class PingPolicy extends HandlerPolicy {
     @Override
     HeartbeatConfig.Policy kind() {
         return HeartbeatConfig.Policy.PING;
+    }
+
+    @Override
+    int deferrableBits() {
+        return DEFERRABLE;
     }
 
     @Override

@@ -66,7 +66,7 @@ public class BatchStress {
         h1.ctx = ctx1.asContext();
         h2.ctx = ctx2.asContext();
         offer(h1, IdlePolicy.READER);
-        batch.submitIfNeeded();
+        batch.submitIfNeeded(false, 1);
         loop.executes = 0; // that submission is the run of the event-loop actor
     }
 
@@ -80,7 +80,7 @@ public class BatchStress {
     public void worker() {
         offer(h1, IdlePolicy.WRITER);
         offer(h2, IdlePolicy.READER);
-        batch.submitIfNeeded();
+        batch.submitIfNeeded(false, 1);
     }
 
     @Actor
@@ -99,5 +99,72 @@ public class BatchStress {
         r.r3 = submissions;
         r.r4 = (h1.takeActions() != 0 ? 1 : 0) | (h2.takeActions() != 0 ? 2 : 0)
                 | (batch.isIdle() ? 0 : 16);
+    }
+
+    /**
+     * A lazy hand-off woken by an urgent one: handler 1's READER was queued lazily in cycle 1 (no
+     * wake-up); in cycle 2 the worker offers handler 2 an action that must not wait and submits,
+     * while the event loop runs the lazily queued batch (it woke for I/O). The worker either turns
+     * the lazy hand-off into a woken one (a no-op task that wakes the loop, which then runs both) or,
+     * if the run had started, submits the batch again; the arbiter runs that second submission as the
+     * loop would. Results: performs of handler 1, of handler 2, the worker's {@code execute} calls,
+     * and leftovers (as above). Every interleaving must end with both performed once and nothing left,
+     * after one wake-up, or none if the lazy run took handler 2 before the worker looked.
+     */
+    @JCStressTest
+    @Description("EventLoopBatch: a lazily queued batch escalated by an urgent hand-off vs its run")
+    @Outcome(id = "1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "Both performed once; the loop was woken once (a wake-up task, or the batch again).")
+    @Outcome(id = "1, 1, 0, 0", expect = ACCEPTABLE,
+            desc = "The lazy run took handler 2 as well, before the worker submitted: nothing left to wake for.")
+    @Outcome(id = "1, 0, .*", expect = FORBIDDEN,
+            desc = "Lost action: handler 2 was pushed and nobody ran the batch after.")
+    @Outcome(expect = FORBIDDEN,
+            desc = "An action lost or performed twice, no wake-up or two, or the batch left busy.")
+    @State
+    public static class Lazy {
+        private final Fixture.LazyLoop loop = new Fixture.LazyLoop();
+        private final EventLoopBatch batch = new EventLoopBatch(loop, Fixture.MONITOR);
+        private final HeartbeatHandler h1 = Fixture.handler();
+        private final HeartbeatHandler h2 = Fixture.handler();
+        private final Fixture.Stub ctx1 = Fixture.Stub.context(loop);
+        private final Fixture.Stub ctx2 = Fixture.Stub.context(loop);
+
+        public Lazy() {
+            h1.ctx = ctx1.asContext();
+            h2.ctx = ctx2.asContext();
+            if (h1.offerActions(IdlePolicy.READER, h1.serialToJudge()) == 0) {
+                batch.push(h1);
+            }
+            if (batch.submitIfNeeded(true, 1) != EventLoopBatch.WAITING || loop.lazyExecutes != 1) {
+                throw new IllegalStateException("not queued lazily");
+            }
+        }
+
+        @Actor
+        public void worker() {
+            if (h2.offerActions(IdlePolicy.READER, h2.serialToJudge()) == 0) {
+                batch.push(h2);
+            }
+            batch.mustNotWait();
+            batch.submitIfNeeded(true, 2);
+        }
+
+        @Actor
+        public void eventLoop() {
+            batch.run();
+        }
+
+        @Arbiter
+        public void arbiter(IIII_Result r) {
+            if (loop.executed != null) {
+                loop.executed.run(); // the wake-up (a no-op: the actor's run was the lazy task) or the batch
+            }
+            r.r1 = ctx1.executorCalls;
+            r.r2 = ctx2.executorCalls;
+            r.r3 = loop.executes;
+            r.r4 = (h1.takeActions() != 0 ? 1 : 0) | (h2.takeActions() != 0 ? 2 : 0)
+                    | (batch.isIdle() ? 0 : 16);
+        }
     }
 }

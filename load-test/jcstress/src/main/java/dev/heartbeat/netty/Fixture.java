@@ -8,9 +8,11 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 
 /**
  * What the netty-side jcstress tests share: one monitor that is never started (its worker thread
@@ -98,6 +100,45 @@ final class Fixture {
                 default:
                     throw new UnsupportedOperationException(method.getName());
             }
+        }
+    }
+
+    /**
+     * An event loop that tells its two hand-offs apart, as a Netty loop does: {@code execute} (wakes
+     * it) and {@code lazyExecute} (does not). It never runs what it is handed; it keeps the latest
+     * task handed with {@code execute} for the arbiter. Always in its event loop; its thread never
+     * starts. Plain fields: read them in the arbiter.
+     */
+    static final class LazyLoop extends SingleThreadEventExecutor {
+        int executes;
+        int lazyExecutes;
+        Runnable executed;
+
+        LazyLoop() {
+            super(null, (Executor) command -> {
+                throw new IllegalStateException("never started: both hand-offs are overridden");
+            }, false);
+        }
+
+        @Override
+        protected void run() {
+            // never started
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            executes++;
+            executed = task;
+        }
+
+        @Override
+        public void lazyExecute(Runnable task) {
+            lazyExecutes++;
+        }
+
+        @Override
+        public boolean inEventLoop(Thread thread) {
+            return true;
         }
     }
 }
