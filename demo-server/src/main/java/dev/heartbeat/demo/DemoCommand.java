@@ -147,6 +147,14 @@ final class DemoCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
+    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "lazy",
+            converter = HandOffsConverter.class,
+            description = "How Heartbeat's worker hands pings to the event loops: lazy (queued without waking a "
+                    + "sleeping loop, which runs them when it wakes for I/O, or is woken by the worker's next cycle, "
+                    + "within a coalescing window) or eager (every hand-off wakes its loop). Closes always wake. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    HandOffs handOffs;
+
     @Option(names = "--police-pings",
             description = "Police the clients' own pings (see above): too-frequent pingers are closed, told "
                     + "PING_ABUSE.")
@@ -249,6 +257,7 @@ final class DemoCommand implements Callable<Integer> {
                 .transport(transport)
                 .tick(tick)
                 .workerHost(workerHost)
+                .lazyHandOffs(handOffs == HandOffs.LAZY)
                 .protocol(protocol)
                 .ackMode(ackMode);
         if (metricsPort == 0) {
@@ -353,6 +362,17 @@ final class DemoCommand implements Callable<Integer> {
     static final class ImplConverter extends LowerCaseEnumConverter<ServerConfig.IdleImpl> {
         ImplConverter() {
             super(ServerConfig.IdleImpl.class);
+        }
+    }
+
+    /** {@code --hand-offs}. */
+    enum HandOffs {
+        LAZY, EAGER
+    }
+
+    static final class HandOffsConverter extends LowerCaseEnumConverter<HandOffs> {
+        HandOffsConverter() {
+            super(HandOffs.class);
         }
     }
 

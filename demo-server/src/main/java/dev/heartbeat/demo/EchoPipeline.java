@@ -104,7 +104,8 @@ public final class EchoPipeline implements AutoCloseable {
         if (config.idleImpl() != ServerConfig.IdleImpl.HEARTBEAT) {
             return new EchoPipeline(config, null, false);
         }
-        HeartbeatMonitor.Builder b = HeartbeatMonitor.builder().actionBudget(config.lifecycle().actionBudget());
+        HeartbeatMonitor.Builder b = HeartbeatMonitor.builder().actionBudget(config.lifecycle().actionBudget())
+                .lazyHandOffs(config.lazyHandOffs());
         if (config.tick() != null) {
             b.tick(config.tick());
         }

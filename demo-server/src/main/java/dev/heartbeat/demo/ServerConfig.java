@@ -176,6 +176,7 @@ public final class ServerConfig {
     private final int workerThreads;
     private final Duration tick;
     private final WorkerHost workerHost;
+    private final boolean lazyHandOffs;
     private final Protocol protocol;
     private final AckMode ackMode; // null: the protocol's default
     private final PeerPingRules peerPingRules; // null: peers' pings are not policed
@@ -197,6 +198,7 @@ public final class ServerConfig {
         this.workerThreads = b.workerThreads;
         this.tick = b.tick;
         this.workerHost = b.workerHost;
+        this.lazyHandOffs = b.lazyHandOffs;
         this.protocol = b.protocol;
         this.ackMode = b.ackMode;
         this.peerPingRules = b.peerPingRules;
@@ -340,6 +342,11 @@ public final class ServerConfig {
         return workerHost;
     }
 
+    /** Whether Heartbeat hands pings to the event loops without waking them ({@code --hand-offs lazy}). */
+    public boolean lazyHandOffs() {
+        return lazyHandOffs;
+    }
+
     /** The protocol served on the echo port ({@code --probe}). */
     public Protocol protocol() {
         return protocol;
@@ -406,7 +413,8 @@ public final class ServerConfig {
         return "ServerConfig[" + host + ":" + port + ", transport=" + transport + ", idle-impl=" + idleImpl + ", "
                 + idleSummary() + ", max-line=" + maxLine + ", metrics=" + (metricsEnabled ? metricsPort : "off")
                 + ", worker-threads=" + workerThreads + ", tick=" + (tick == null ? "default" : tick) + ", worker-host="
-                + workerHost + ", probe=" + protocol + ", ack-mode=" + ackModeName() + "]";
+                + workerHost + ", hand-offs=" + (lazyHandOffs ? "lazy" : "eager") + ", probe=" + protocol
+                + ", ack-mode=" + ackModeName() + "]";
     }
 
     /** Builds a {@link ServerConfig}; every setting has a default. */
@@ -426,6 +434,7 @@ public final class ServerConfig {
         private int workerThreads = Runtime.getRuntime().availableProcessors();
         private Duration tick;
         private WorkerHost workerHost = WorkerHost.LOOP;
+        private boolean lazyHandOffs = true;
         private Protocol protocol = Protocol.LINE;
         private AckMode ackMode;
         private PeerPingRules peerPingRules;
@@ -507,6 +516,12 @@ public final class ServerConfig {
 
         public Builder workerHost(WorkerHost workerHost) {
             this.workerHost = Objects.requireNonNull(workerHost, "workerHost");
+            return this;
+        }
+
+        /** See {@code HeartbeatMonitor.Builder#lazyHandOffs}; true by default. */
+        public Builder lazyHandOffs(boolean lazy) {
+            this.lazyHandOffs = lazy;
             return this;
         }
 

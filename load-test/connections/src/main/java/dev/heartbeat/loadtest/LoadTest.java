@@ -359,6 +359,17 @@ public final class LoadTest implements Callable<Integer> {
                     + "(its own thread). Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
+    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "lazy",
+            description = "How Heartbeat's servers hand pings to their event loops (the demo server's --hand-offs): "
+                    + "lazy (without waking a sleeping loop) or eager (every hand-off wakes its loop). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    HandOffs handOffs;
+
+    /** {@code --hand-offs}. */
+    enum HandOffs {
+        LAZY, EAGER
+    }
+
     @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
             description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
                     + "give the servers' --policy and timeouts here too; with flooders in --mix the servers must "
@@ -445,6 +456,7 @@ public final class LoadTest implements Callable<Integer> {
                 .seed(seed)
                 .tickNanos(tick == null ? 0 : tick.toNanos())
                 .workerHost(workerHost)
+                .lazyHandOffs(handOffs == HandOffs.LAZY)
                 .maxLine(maxLine)
                 .floodLines(floodLines)
                 .churnPerSecond(churnRate)

@@ -81,6 +81,7 @@ public final class LocalWorker {
                 .maxLine(s.maxLine)
                 .workerThreads(serverThreads)
                 .workerHost(s.workerHost)
+                .lazyHandOffs(s.lazyHandOffs)
                 .policePings(s.peerPingRules())
                 .lifecycle(s.lifecycle(impl));
         if (s.tickNanos > 0) {

@@ -138,6 +138,8 @@ final class Scenario {
     final long tickNanos;
     /** Where Heartbeat's worker runs its cycles in the servers. */
     final ServerConfig.WorkerHost workerHost;
+    /** Whether Heartbeat's servers hand pings to their event loops lazily (the demo server's --hand-offs). */
+    final boolean lazyHandOffs;
     /** The servers' {@code --max-line}: longer lines close the connection. */
     final int maxLine;
     /** PING lines a {@link Role#PINGFLOOD} connection sends every millisecond. */
@@ -179,6 +181,7 @@ final class Scenario {
         this.seed = b.seed;
         this.tickNanos = b.tickNanos;
         this.workerHost = b.workerHost;
+        this.lazyHandOffs = b.lazyHandOffs;
         this.maxLine = b.maxLine;
         this.floodLines = b.floodLines;
         this.churnPerSecond = b.churnPerSecond;
@@ -585,7 +588,7 @@ final class Scenario {
                 serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
                 nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
                 Integer.toString(maxMissedPings), "--worker-host", workerHost.toString(), "--max-line",
-                Integer.toString(maxLine)));
+                Integer.toString(maxLine), "--hand-offs", lazyHandOffs ? "lazy" : "eager"));
         if (tickNanos > 0) {
             flags.addAll(List.of("--tick", nanos(tickNanos)));
         }
@@ -634,7 +637,7 @@ final class Scenario {
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
             String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe, long maxAgeNs,
             double maxAgeJitter, String maxAgeJitterMode, long maxAgeGraceNs, boolean storm, int actionBudget,
-            long writeStallNs, long drainNs) {
+            long writeStallNs, long drainNs, boolean lazyHandOffs) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -647,7 +650,7 @@ final class Scenario {
                     .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).maxAgeNanos(maxAgeNs)
                     .maxAgeJitter(maxAgeJitter).maxAgeJitterMode(JitterMode.valueOf(maxAgeJitterMode.toUpperCase(
                             Locale.ROOT))).maxAgeGraceNanos(maxAgeGraceNs).storm(storm).actionBudget(actionBudget)
-                    .writeStallNanos(writeStallNs).drainNanos(drainNs).build();
+                    .writeStallNanos(writeStallNs).drainNanos(drainNs).lazyHandOffs(lazyHandOffs).build();
         }
     }
 
@@ -656,7 +659,7 @@ final class Scenario {
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
                 workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString(), maxAgeNanos,
                 maxAgeJitter, maxAgeJitterMode.name().toLowerCase(Locale.ROOT), maxAgeGraceNanos, storm, actionBudget,
-                givenWriteStallNanos, drainNanos);
+                givenWriteStallNanos, drainNanos, lazyHandOffs);
     }
 
     /**
@@ -720,6 +723,7 @@ final class Scenario {
         private long seed = 1;
         private long tickNanos;
         private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
+        private boolean lazyHandOffs = true;
         private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
         private int floodLines = 1;
         private double churnPerSecond;
@@ -790,6 +794,11 @@ final class Scenario {
 
         Builder workerHost(ServerConfig.WorkerHost host) {
             this.workerHost = Objects.requireNonNull(host, "workerHost");
+            return this;
+        }
+
+        Builder lazyHandOffs(boolean lazy) {
+            this.lazyHandOffs = lazy;
             return this;
         }
 
