@@ -94,8 +94,8 @@ final class EventLoopBatch implements Runnable {
     int usedInEpoch;
     /** Worker only: an action that cannot wait was handed to this batch since its last submission. */
     private boolean urgent;
-    /** Worker only: the cycle this batch was last queued lazily in. */
-    private long lazyCycle;
+    /** Worker only: until when (ticker time) the batch last queued lazily may wait for its loop to run it. */
+    private long lazyUntil;
 
     EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
         this.executor = executor;
@@ -114,19 +114,19 @@ final class EventLoopBatch implements Runnable {
     }
 
     /**
-     * Worker, at the end of cycle {@code cycle}: hands the batch to its event loop if it has handlers
-     * and is not queued already; lazily if {@code lazy} and nothing handed this cycle must not wait.
-     * A batch queued lazily in an earlier cycle and not run yet, or one that now has an action that
-     * must not wait, gets a wake-up.
+     * Worker, at the end of a cycle at {@code now}: hands the batch to its event loop if it has
+     * handlers and is not queued already; lazily if {@code lazy} and nothing handed this cycle must not
+     * wait, and then it may wait until {@code until}. A batch queued lazily that has not run by its
+     * time, or one that now has an action that must not wait, gets a wake-up.
      *
-     * @return {@link #HANDED}, {@link #WAITING} (queued lazily and not run yet: look again at a later
-     *     cycle's end) or {@link #REJECTED} (the event loop is shutting down; the batch was drained: its
+     * @return {@link #HANDED}, {@link #WAITING} (queued lazily and not run yet: look again at a cycle
+     *     by {@link #lazyUntil()}) or {@link #REJECTED} (the event loop is shutting down; the batch was drained: its
      *     channels are gone with it)
      * @throws Error or RuntimeException from the executor (an {@code OutOfMemoryError} allocating the
      *     task's queue node, say): the batch keeps its actions and is submitted again after the next
      *     worker cycle that expires anything
      */
-    int submitIfNeeded(boolean lazy, long cycle) {
+    int submitIfNeeded(boolean lazy, long now, long until) {
         boolean mustNotWait = urgent;
         urgent = false;
         if (pending.isEmpty()) {
@@ -145,15 +145,15 @@ final class EventLoopBatch implements Runnable {
                 if (!lazily) {
                     return hand(this, false);
                 }
-                lazyCycle = cycle;
+                lazyUntil = until;
                 int handed = hand(this, true);
                 return handed == HANDED ? WAITING : handed;
             }
             if (s == WOKEN) {
                 return HANDED;
             }
-            if (!mustNotWait && cycle == lazyCycle) {
-                return WAITING; // queued lazily in this very cycle
+            if (!mustNotWait && now - lazyUntil < 0) {
+                return WAITING; // its loop may still run it on its own
             }
             if (STATE.compareAndSet(this, LAZY, WOKEN)) {
                 return hand(EventLoopBatch::wakeUp, false); // the loop then runs the lazy batch too
@@ -213,6 +213,11 @@ final class EventLoopBatch implements Runnable {
         while ((handler = pending.relaxedPoll()) != null) {
             handler.takeActions();
         }
+    }
+
+    /** Worker: until when the batch last queued lazily may wait (see {@link #submitIfNeeded}). */
+    long lazyUntil() {
+        return lazyUntil;
     }
 
     /** Worker: whether nothing is pending or queued, so the batch can be forgotten. */

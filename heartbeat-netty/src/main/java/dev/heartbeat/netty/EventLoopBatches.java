@@ -32,6 +32,8 @@ final class EventLoopBatches {
     private int epoch;
     /** See {@link #anyWaiting}. */
     private boolean waiting;
+    /** See {@link #earliestWaiting}. */
+    private long earliestWaiting;
 
     EventLoopBatches(HeartbeatMonitor monitor) {
         this.monitor = monitor;
@@ -49,22 +51,26 @@ final class EventLoopBatches {
 
     /**
      * Submits every batch that has actions (see {@link EventLoopBatch#submitIfNeeded}), at the end of
-     * worker cycle {@code cycle}.
+     * a worker cycle at {@code now}.
      *
      * @param lazy whether batches whose actions can all wait may be queued without waking their loop
+     * @param until until when a batch queued lazily now may wait
      * @return how many event loops refused their batch (they are shutting down; those batches are dropped)
      */
-    int submitAll(boolean lazy, long cycle) {
+    int submitAll(boolean lazy, long now, long until) {
         int rejected = 0;
         boolean anyWaiting = false;
+        long earliest = 0;
         for (int i = 0; i < size; i++) {
             EventLoopBatch batch = batches[i];
             try {
-                int outcome = batch.submitIfNeeded(lazy, cycle);
+                int outcome = batch.submitIfNeeded(lazy, now, until);
                 if (outcome == EventLoopBatch.REJECTED) {
                     rejected++;
                     remove(i--);
                 } else if (outcome == EventLoopBatch.WAITING) {
+                    long u = batch.lazyUntil();
+                    earliest = !anyWaiting || u - earliest < 0 ? u : earliest;
                     anyWaiting = true;
                 }
             } catch (RuntimeException | Error e) { // one event loop's failure must not hold up the others
@@ -72,12 +78,18 @@ final class EventLoopBatches {
             }
         }
         waiting = anyWaiting;
+        earliestWaiting = earliest;
         return rejected;
     }
 
     /** Whether the latest {@link #submitAll} left a batch queued lazily that its event loop has not run yet. */
     boolean anyWaiting() {
         return waiting;
+    }
+
+    /** With {@link #anyWaiting}: the earliest time one of those batches may wait until. */
+    long earliestWaiting() {
+        return earliestWaiting;
     }
 
     /** How many batches are remembered now. */

@@ -814,8 +814,6 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
         /** Worker only: the largest lateness of the checks due in this cycle, or -1 before the first. */
         private long cycleLateness = -1;
-        /** Worker only: the cycles that expired anything, counted at their end (see the batches). */
-        private long cycles;
         /** Worker only: the time of this cycle's latest expiry. */
         private long cycleNow;
         /**
@@ -899,15 +897,20 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 }
                 cycleLateness = -1;
             }
-            int rejected = batches.submitAll(lazyHandOffs, ++cycles);
+            long now = cycleNow;
+            // A lazy hand-off may wait a quarter of its configuration's window (the grid of the answer
+            // checks, where cycles come often in a busy server), until that grid's next point.
+            long until = lazyWindow == Long.MAX_VALUE ? now
+                    : gridPointAfter(now, Math.max(1, lazyWindow >>> HeartbeatHandler.ANSWER_WINDOW_SHIFT));
+            lazyWindow = Long.MAX_VALUE;
+            int rejected = batches.submitAll(lazyHandOffs, now, until);
             if (rejected > 0) {
                 dispatchRejected.add(rejected);
             }
-            if (lazyWindow != Long.MAX_VALUE) {
-                if (batches.anyWaiting()) {
-                    followUpBy(gridPointAfter(cycleNow, lazyWindow));
-                }
-                lazyWindow = Long.MAX_VALUE;
+            if (batches.anyWaiting()) {
+                // On the grid, so that in a busy server the follow-up shares a cycle that comes anyway.
+                // (Only cycles that expire something reach here: a cycle that only cascades would not.)
+                followUpBy(batches.earliestWaiting());
             }
         }
 

@@ -32,6 +32,8 @@ class LazyHandOffTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     /** The ping configuration's coalescing window: 2^23 ns, the largest power of two <= 1 s / 64. */
     private static final long WINDOW = 1L << 23;
+    /** How long a lazy hand-off may wait: to the next point of the grid of a quarter window. */
+    private static final long GRACE = WINDOW >>> 2;
 
     private final ManualTicker ticker = new ManualTicker(0);
     private final ManualLoop loop = new ManualLoop();
@@ -98,14 +100,14 @@ class LazyHandOffTest {
         long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy);
         long wokenAt = -1;
-        long limit = handedAt + WINDOW + TimeUnit.MILLISECONDS.toNanos(2);
+        long limit = handedAt + GRACE + TimeUnit.MILLISECONDS.toNanos(2);
         while (loop.wakeUps == 0 && ticker.nanoTime() - limit < 0) {
             ticker.advance(1, TimeUnit.MILLISECONDS);
             monitor.runOnce();
             wokenAt = ticker.nanoTime();
         }
-        assertEquals(1, loop.wakeUps, "woken by the follow-up cycle, by the window's next grid point");
-        assertTrue(wokenAt - handedAt > 0 && wokenAt - ((handedAt + WINDOW) & -WINDOW) >= 0,
+        assertEquals(1, loop.wakeUps, "woken by the follow-up cycle, by the quarter window's next grid point");
+        assertTrue(wokenAt - handedAt > 0 && wokenAt - ((handedAt + GRACE) & -GRACE) >= 0,
                 "at the grid point after the hand-off, not sooner: " + (wokenAt - handedAt));
         assertEquals(2, loop.tasks.size(), "the lazy batch and the wake-up");
         loop.runAll();
@@ -137,13 +139,31 @@ class LazyHandOffTest {
         assertEquals(1, loop.lazy);
         EventLoopBatch batch = monitor.batchFor(loop);
         batch.mustNotWait(); // as an urgent action for another channel of this loop would
-        assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, Long.MIN_VALUE));
+        assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, 0, 0));
         assertEquals(1, loop.wakeUps, "woken for the urgent action: the lazy batch runs with it");
-        assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, Long.MIN_VALUE));
+        assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, 0, 0));
         assertEquals(1, loop.wakeUps, "woken once");
         loop.runAll();
         assertEquals("PING", channel.readOutbound());
         assertTrue(batch.isIdle());
+    }
+
+    @Test
+    void aCycleBeforeItsTimeLeavesALazyBatchWaiting() {
+        pingChannel(HeartbeatMonitor.builder());
+        long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
+        EventLoopBatch batch = monitor.batchFor(loop);
+        long until = batch.lazyUntil();
+        assertTrue(until - handedAt > 0 && until - handedAt <= GRACE, "waits at most a quarter window: "
+                + (until - handedAt));
+        assertEquals(EventLoopBatch.WAITING, batch.submitIfNeeded(true, until - 1, until + GRACE),
+                "a cycle before its time: the loop may still run it on its own");
+        assertEquals(0, loop.wakeUps);
+        assertEquals(until, batch.lazyUntil(), "its time stays");
+        assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, until, until + GRACE));
+        assertEquals(1, loop.wakeUps, "at its time: woken");
+        loop.runAll();
+        assertEquals("PING", channel.readOutbound());
     }
 
     @Test

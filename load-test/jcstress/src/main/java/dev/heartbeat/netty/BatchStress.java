@@ -66,7 +66,7 @@ public class BatchStress {
         h1.ctx = ctx1.asContext();
         h2.ctx = ctx2.asContext();
         offer(h1, IdlePolicy.READER);
-        batch.submitIfNeeded(false, 1);
+        batch.submitIfNeeded(false, 0, 0);
         loop.executes = 0; // that submission is the run of the event-loop actor
     }
 
@@ -80,7 +80,7 @@ public class BatchStress {
     public void worker() {
         offer(h1, IdlePolicy.WRITER);
         offer(h2, IdlePolicy.READER);
-        batch.submitIfNeeded(false, 1);
+        batch.submitIfNeeded(false, 0, 0);
     }
 
     @Actor
@@ -136,7 +136,7 @@ public class BatchStress {
             if (h1.offerActions(IdlePolicy.READER, h1.serialToJudge()) == 0) {
                 batch.push(h1);
             }
-            if (batch.submitIfNeeded(true, 1) != EventLoopBatch.WAITING || loop.lazyExecutes != 1) {
+            if (batch.submitIfNeeded(true, 0, 100) != EventLoopBatch.WAITING || loop.lazyExecutes != 1) {
                 throw new IllegalStateException("not queued lazily");
             }
         }
@@ -147,7 +147,7 @@ public class BatchStress {
                 batch.push(h2);
             }
             batch.mustNotWait();
-            batch.submitIfNeeded(true, 2);
+            batch.submitIfNeeded(true, 1, 101);
         }
 
         @Actor
