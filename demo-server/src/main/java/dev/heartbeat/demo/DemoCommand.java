@@ -147,10 +147,10 @@ final class DemoCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
-    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "lazy",
+    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "eager",
             converter = HandOffsConverter.class,
             description = "How Heartbeat's worker hands pings to the event loops: lazy (queued without waking a "
-                    + "sleeping loop, which runs them when it wakes for I/O, or is woken by the worker's next cycle, "
+                    + "sleeping loop, which runs them when it wakes for I/O, or is woken by a later worker cycle, "
                     + "within a coalescing window) or eager (every hand-off wakes its loop). Closes always wake. "
                     + "Default: ${DEFAULT-VALUE}.")
     HandOffs handOffs;

@@ -434,7 +434,7 @@ public final class ServerConfig {
         private int workerThreads = Runtime.getRuntime().availableProcessors();
         private Duration tick;
         private WorkerHost workerHost = WorkerHost.LOOP;
-        private boolean lazyHandOffs = true;
+        private boolean lazyHandOffs;
         private Protocol protocol = Protocol.LINE;
         private AckMode ackMode;
         private PeerPingRules peerPingRules;
@@ -519,7 +519,7 @@ public final class ServerConfig {
             return this;
         }
 
-        /** See {@code HeartbeatMonitor.Builder#lazyHandOffs}; true by default. */
+        /** See {@code HeartbeatMonitor.Builder#lazyHandOffs}; false by default, as there. */
         public Builder lazyHandOffs(boolean lazy) {
             this.lazyHandOffs = lazy;
             return this;

@@ -24,11 +24,11 @@ import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
  * {@link HandlerPolicy#deferrableBits}) is handed over with Netty's
  * {@link AbstractEventExecutor#lazyExecute}: queued without waking the event loop, so a loop that is busy
  * with I/O runs it at its next wake-up instead of paying one (an {@code eventfd} write and a return
- * from {@code epoll_wait}) for it. A batch still waiting at the end of a later cycle, or one that
- * gets an action that cannot wait (a close, an idle event), wakes the loop then: the worker hands
- * it a no-op task with {@code execute}, and the loop runs both. The monitor makes sure that later
- * cycle comes (see {@code HeartbeatMonitor}'s follow-up check), so a lazy hand-off waits at most
- * one coalescing window.
+ * from {@code epoll_wait}) for it. A batch still waiting at the end of a cycle at or after its time
+ * ({@link #lazyUntil()}), or one that gets an action that cannot wait (a close, an idle event),
+ * wakes the loop then: the worker hands it a no-op task with {@code execute}, and the loop runs
+ * both. The monitor sets that time (the next point of the coalescing grid) and makes sure a
+ * cycle comes then (its follow-up entry).
  *
  * <p>The queue is JCTools' chunked {@link MpmcUnboundedXaddArrayQueue}, not an intrusive stack: a
  * link in every handler would cost each channel 4 bytes for the few that have actions pending. The
@@ -80,7 +80,11 @@ final class EventLoopBatch implements Runnable {
     }
 
     final EventExecutor executor;
-    /** The executor's lazy hand-off, if it has one (every Netty event loop does); else null: every hand-off wakes. */
+    /**
+     * The executor's lazy hand-off, if it has one (every Netty event loop does) and the loop does not
+     * host the worker's cycles (it runs its batch right after the cycle anyway); else null: every
+     * hand-off is eager.
+     */
     private final AbstractEventExecutor lazyExecutor;
     private final HeartbeatMonitor monitor;
     /** Handlers with actions: offered by the worker, polled by the event loop (and by the worker's discard). */
@@ -99,7 +103,8 @@ final class EventLoopBatch implements Runnable {
 
     EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
         this.executor = executor;
-        this.lazyExecutor = executor instanceof AbstractEventExecutor a ? a : null;
+        this.lazyExecutor = executor instanceof AbstractEventExecutor a && executor != monitor.hostExecutor()
+                ? a : null;
         this.monitor = monitor;
     }
 

@@ -778,6 +778,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return warnedUnmonitored.get();
     }
 
+    /** The event loop that hosts the worker's cycles ({@link Builder#hostedBy}), or null. */
+    EventExecutor hostExecutor() {
+        return hostExecutor;
+    }
+
     /** For tests, on the thread that drives {@link #runOnce()}: the batch of {@code executor} (made if new). */
     EventLoopBatch batchFor(EventExecutor executor) {
         return batches.of(executor);
@@ -898,10 +903,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 cycleLateness = -1;
             }
             long now = cycleNow;
-            // A lazy hand-off may wait a quarter of its configuration's window (the grid of the answer
-            // checks, where cycles come often in a busy server), until that grid's next point.
-            long until = lazyWindow == Long.MAX_VALUE ? now
-                    : gridPointAfter(now, Math.max(1, lazyWindow >>> HeartbeatHandler.ANSWER_WINDOW_SHIFT));
+            // A lazy hand-off may wait until the next point of its configuration's coalescing grid, where the
+            // next pings come due, so a busy server has a cycle there anyway. (A quarter window, the answer
+            // checks' grid, was measured too: more follow-up cycles of their own, as many loop wake-ups saved.)
+            long until = lazyWindow == Long.MAX_VALUE ? now : gridPointAfter(now, lazyWindow);
             lazyWindow = Long.MAX_VALUE;
             int rejected = batches.submitAll(lazyHandOffs, now, until);
             if (rejected > 0) {
@@ -980,7 +985,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private EventExecutor hostExecutor;
         private Duration hostWatchdog = Duration.ofMillis(250);
         private int actionBudget;
-        private boolean lazyHandOffs = true;
+        private boolean lazyHandOffs;
 
         private Builder() {
         }
@@ -1058,14 +1063,21 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * Whether the worker may hand an event loop actions that can wait (the ping policy's pings)
          * without waking it: Netty's {@code lazyExecute}, so that a loop busy with I/O
          * runs them at its next wake-up instead of paying a wake-up of its own for them (an
-         * {@code eventfd} write and a return from {@code epoll_wait} on Linux). A loop that has not run
-         * them by the worker's first cycle after the hand-off is woken then, and the worker makes sure
-         * that cycle comes within the configuration's coalescing window: a lazily handed ping goes out
-         * at most one window (see {@link #maxCoalescing}) plus a tick later than an eager one, and its
-         * answer is timed from when it was written, so no check comes sooner. Closes, idle events,
+         * {@code eventfd} write and a return from {@code epoll_wait} on Linux). A batch may wait until
+         * the next point of its configuration's coalescing grid (see {@link #maxCoalescing}); the
+         * worker arms an entry of its own there, and the first cycle at or after that point wakes a
+         * loop that has not run the batch. A lazily handed ping so goes out at most a coalescing
+         * window plus a tick later than an eager one, and its answer is timed from when it was
+         * written, so no check comes sooner. Closes, idle events,
          * goodbyes and the actions of configurations with no coalescing window always wake their loop.
          * A loop hosting the worker's cycles ({@link #hostedBy}) runs its own hand-offs right after the
-         * cycle either way. On by default.
+         * cycle, so they stay eager.
+         *
+         * <p>Off by default: measured at the README's 100k tcp load test with the worker on its own
+         * thread, it saved too few of the event loops' wake-ups to see against run-to-run noise and
+         * cost the worker more (the README has the figures): a ping written a few milliseconds
+         * later moves its answer past the coalesced answer check, which then needs another. It can
+         * pay where loops are busy with I/O and a cross-thread wake-up costs more than a worker cycle.
          */
         public Builder lazyHandOffs(boolean lazy) {
             this.lazyHandOffs = lazy;

@@ -32,8 +32,8 @@ class LazyHandOffTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     /** The ping configuration's coalescing window: 2^23 ns, the largest power of two <= 1 s / 64. */
     private static final long WINDOW = 1L << 23;
-    /** How long a lazy hand-off may wait: to the next point of the grid of a quarter window. */
-    private static final long GRACE = WINDOW >>> 2;
+    /** How long a lazy hand-off may wait: to the next point of the window's grid. */
+    private static final long GRACE = WINDOW;
 
     private final ManualTicker ticker = new ManualTicker(0);
     private final ManualLoop loop = new ManualLoop();
@@ -81,7 +81,7 @@ class LazyHandOffTest {
 
     @Test
     void aPingIsHandedWithoutWakingTheLoopAndGoesOutWithItsNextRun() {
-        pingChannel(HeartbeatMonitor.builder());
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy, "the ping's batch, lazily");
         assertEquals(0, loop.wakeUps);
@@ -96,7 +96,7 @@ class LazyHandOffTest {
 
     @Test
     void aLoopThatStaysAsleepIsWokenWithinTheWindow() {
-        pingChannel(HeartbeatMonitor.builder());
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy);
         long wokenAt = -1;
@@ -106,7 +106,7 @@ class LazyHandOffTest {
             monitor.runOnce();
             wokenAt = ticker.nanoTime();
         }
-        assertEquals(1, loop.wakeUps, "woken by the follow-up cycle, by the quarter window's next grid point");
+        assertEquals(1, loop.wakeUps, "woken by the follow-up cycle, at the window's next grid point");
         assertTrue(wokenAt - handedAt > 0 && wokenAt - ((handedAt + GRACE) & -GRACE) >= 0,
                 "at the grid point after the hand-off, not sooner: " + (wokenAt - handedAt));
         assertEquals(2, loop.tasks.size(), "the lazy batch and the wake-up");
@@ -119,7 +119,7 @@ class LazyHandOffTest {
 
     @Test
     void aCloseWakesTheLoopAtOnce() {
-        pingChannel(HeartbeatMonitor.builder());
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         loop.runAll();
         assertEquals("PING", channel.readOutbound());
@@ -134,7 +134,7 @@ class LazyHandOffTest {
 
     @Test
     void aCloseForALoopHoldingALazyBatchWakesIt() {
-        pingChannel(HeartbeatMonitor.builder());
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy);
         EventLoopBatch batch = monitor.batchFor(loop);
@@ -150,11 +150,11 @@ class LazyHandOffTest {
 
     @Test
     void aCycleBeforeItsTimeLeavesALazyBatchWaiting() {
-        pingChannel(HeartbeatMonitor.builder());
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         EventLoopBatch batch = monitor.batchFor(loop);
         long until = batch.lazyUntil();
-        assertTrue(until - handedAt > 0 && until - handedAt <= GRACE, "waits at most a quarter window: "
+        assertTrue(until - handedAt > 0 && until - handedAt <= GRACE, "waits at most a window: "
                 + (until - handedAt));
         assertEquals(EventLoopBatch.WAITING, batch.submitIfNeeded(true, until - 1, until + GRACE),
                 "a cycle before its time: the loop may still run it on its own");
@@ -168,7 +168,7 @@ class LazyHandOffTest {
 
     @Test
     void withoutLazyHandOffsEveryHandOffWakes() {
-        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(false));
+        pingChannel(HeartbeatMonitor.builder()); // off by default
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(0, loop.lazy);
         assertEquals(1, loop.wakeUps);
@@ -177,8 +177,16 @@ class LazyHandOffTest {
     }
 
     @Test
+    void theLoopThatHostsTheCyclesGetsItsBatchesEagerly() {
+        pingChannel(HeartbeatMonitor.builder().hostedBy(loop).lazyHandOffs(true));
+        cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
+        assertEquals(0, loop.lazy, "it runs the batch right after the cycle: nothing to save, no follow-up");
+        assertEquals(1, loop.wakeUps);
+    }
+
+    @Test
     void withoutACoalescingWindowEveryHandOffWakes() {
-        pingChannel(HeartbeatMonitor.builder().maxCoalescing(Duration.ZERO));
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true).maxCoalescing(Duration.ZERO));
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(0, loop.lazy, "no window to wait in");
         assertEquals(1, loop.wakeUps);

@@ -359,7 +359,7 @@ public final class LoadTest implements Callable<Integer> {
                     + "(its own thread). Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
-    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "lazy",
+    @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "eager",
             description = "How Heartbeat's servers hand pings to their event loops (the demo server's --hand-offs): "
                     + "lazy (without waking a sleeping loop) or eager (every hand-off wakes its loop). "
                     + "Default: ${DEFAULT-VALUE}.")

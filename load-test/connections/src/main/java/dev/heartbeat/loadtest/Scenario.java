@@ -723,7 +723,7 @@ final class Scenario {
         private long seed = 1;
         private long tickNanos;
         private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
-        private boolean lazyHandOffs = true;
+        private boolean lazyHandOffs;
         private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
         private int floodLines = 1;
         private double churnPerSecond;

@@ -137,16 +137,16 @@ class VerdictTest {
     @Test
     void roundTripsThroughJson() {
         Scenario s = Scenario.builder().connections(1234).policy(Scenario.Policy.CLOSE).idleTimeoutNanos(7 * S)
-                .activePeriodNanos(S / 4).durationNanos(20 * S).seed(-5).tickNanos(1 << 22).lazyHandOffs(false).build();
+                .activePeriodNanos(S / 4).durationNanos(20 * S).seed(-5).tickNanos(1 << 22).lazyHandOffs(true).build();
         String json = JsonCodec.write(s.settings());
         assertTrue(json.contains("\"idle_timeout_ns\":7000000000"), json);
-        assertTrue(json.contains("\"lazy_hand_offs\":false"), json);
+        assertTrue(json.contains("\"lazy_hand_offs\":true"), json);
         Scenario t = JsonCodec.read(json, Scenario.Settings.class).scenario();
         assertEquals(s.settings(), t.settings());
         assertEquals(String.join(" ", s.serverFlags()), String.join(" ", t.serverFlags()));
         assertTrue(String.join(" ", s.serverFlags()).contains("--tick 4194304ns"));
-        assertTrue(String.join(" ", s.serverFlags()).contains("--hand-offs eager"));
-        assertTrue(String.join(" ", Scenario.builder().build().serverFlags()).contains("--hand-offs lazy"));
+        assertTrue(String.join(" ", s.serverFlags()).contains("--hand-offs lazy"));
+        assertTrue(String.join(" ", Scenario.builder().build().serverFlags()).contains("--hand-offs eager"));
     }
 
     @Test
