@@ -67,7 +67,6 @@ final class EventLoopBatch implements Runnable {
     /** In the task queue, and the loop was woken for it (or will run it anyway). */
     private static final int WOKEN = 2;
 
-
     private static final VarHandle STATE;
 
     static {

@@ -160,12 +160,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
         // The pacer is never a channel's: its timeout only sets its coalescing window (1/64 of it, as a power of
         // two: 8 us for 1 ms). A coarser one would wake it after its bucket (a hundredth of a second's rate) is
         // full and lose the tokens earned beyond (StormTest).
-        this.pacer = budget == null ? null
-                : new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build());
+        this.pacer = budget == null ? null : internalEntry();
         this.lazyHandOffs = b.lazyHandOffs;
         // Its deadline is put on a grid by the Judge; its own window (8 us, as the pacer's) changes it by less.
-        this.followUp = lazyHandOffs
-                ? new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build()) : null;
+        this.followUp = lazyHandOffs ? internalEntry() : null;
+    }
+
+    /** An entry of the worker's own, no channel's: its 1 ms timeout only sets its coalescing window (8 us). */
+    private HeartbeatHandler internalEntry() {
+        return new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build());
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -876,7 +879,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
                     h.takeActions(); // never registered: its next check tries again
                 } else {
                     EventLoopBatch batch = batches.of(executor);
-                    batch.mustNotWait(); // waited for the budget already
+                    if (lazyHandOffs) {
+                        batch.mustNotWait(); // waited for the budget already
+                    }
                     batch.push(h);
                 }
             }
@@ -919,6 +924,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
             }
         }
 
+        /** Lazy hand-offs: marks {@code batch} as not to wait, or notes how long these actions may wait. */
+        private void noteWhetherItCanWait(EventLoopBatch batch, HeartbeatConfig cfg, int actions) {
+            long window = coalescingWindow(cfg);
+            if ((actions & ~cfg.policy.deferrableBits()) != 0 || window < 2) {
+                batch.mustNotWait();
+            } else if (window < lazyWindow) {
+                lazyWindow = window;
+            }
+        }
+
         /** The first point of the grid of {@code window} (a power of two) after {@code now}: at most a window on. */
         private long gridPointAfter(long now, long window) {
             return (now + window) & -window;
@@ -940,11 +955,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 return; // never registered; the next check will try again
             }
             EventLoopBatch batch = batches.of(executor);
-            long window = coalescingWindow(cfg);
-            if ((actions & ~cfg.policy.deferrableBits()) != 0 || window < 2) {
-                batch.mustNotWait();
-            } else if (window < lazyWindow) {
-                lazyWindow = window;
+            if (lazyHandOffs) {
+                noteWhetherItCanWait(batch, cfg, actions);
             }
             if (handler.offerActions(actions, serial) != 0) {
                 return; // already handed over (or waiting for the budget): the bits join the waiting word
@@ -1068,15 +1080,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * worker arms an entry of its own there, and the first cycle at or after that point wakes a
          * loop that has not run the batch. A lazily handed ping so goes out at most a coalescing
          * window plus a tick later than an eager one, and its answer is timed from when it was
-         * written, so no check comes sooner. Closes, idle events,
-         * goodbyes and the actions of configurations with no coalescing window always wake their loop.
+         * written, so no check comes sooner. Closes, idle events, goodbyes and the actions of
+         * configurations with no coalescing window always wake their loop.
          * A loop hosting the worker's cycles ({@link #hostedBy}) runs its own hand-offs right after the
          * cycle, so they stay eager.
          *
          * <p>Off by default: measured at the README's 100k tcp load test with the worker on its own
          * thread, it saved too few of the event loops' wake-ups to see against run-to-run noise and
-         * cost the worker more (the README has the figures): a ping written a few milliseconds
-         * later moves its answer past the coalesced answer check, which then needs another. It can
+         * cost the worker more wake-ups (the README has the figures; likely, a ping written a few
+         * milliseconds later moves its answer past the coalesced answer check, which then needs
+         * another, and the follow-up entry makes cycles of its own). It can
          * pay where loops are busy with I/O and a cross-thread wake-up costs more than a worker cycle.
          */
         public Builder lazyHandOffs(boolean lazy) {
