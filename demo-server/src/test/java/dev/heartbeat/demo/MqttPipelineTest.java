@@ -28,6 +28,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -99,8 +100,10 @@ class MqttPipelineTest {
     }
 
     private static MqttPublishMessage publish(String payload, MqttQoS qos) {
-        return MqttMessageBuilders.publish().topicName("echo").qos(qos).messageId(qos == MqttQoS.AT_MOST_ONCE ? 0 : 1)
-                .payload(Unpooled.copiedBuffer(payload, StandardCharsets.US_ASCII)).build();
+        // Not MqttMessageBuilders.publish(): its build() copies the payload and leaves the one given unreleased.
+        return new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, false, qos, false, 0),
+                new MqttPublishVariableHeader("echo", qos == MqttQoS.AT_MOST_ONCE ? 0 : 1),
+                Unpooled.copiedBuffer(payload, StandardCharsets.US_ASCII));
     }
 
     @Test

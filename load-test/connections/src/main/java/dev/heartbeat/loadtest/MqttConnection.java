@@ -16,6 +16,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -33,7 +34,10 @@ final class MqttConnection extends ClientConnection {
     /** Immutable and not reference counted: one for every connection. */
     private static final MqttMessage PINGREQ =
             new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGREQ, false, MqttQoS.AT_MOST_ONCE, false, 0));
-    private static final String TOPIC = "echo";
+    /** An echo's headers, immutable: QoS 0, so no message id. */
+    private static final MqttFixedHeader PUBLISH =
+            new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.AT_MOST_ONCE, false, 0);
+    private static final MqttPublishVariableHeader ECHO_TOPIC = new MqttPublishVariableHeader("echo", 0);
 
     private final int keepAliveSeconds;
     private boolean connected;
@@ -81,8 +85,8 @@ final class MqttConnection extends ClientConnection {
         }
         ByteBuf buf = channel.alloc().buffer(20);
         writeDecimal(buf, number);
-        write(MqttMessageBuilders.publish().topicName(TOPIC).qos(MqttQoS.AT_MOST_ONCE).retained(false)
-                .payload(buf).build());
+        // Not MqttMessageBuilders.publish(): its build() copies the payload and leaves ours unreleased.
+        write(new MqttPublishMessage(PUBLISH, ECHO_TOPIC, buf));
         return true;
     }
 

@@ -20,9 +20,12 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -90,9 +93,18 @@ class InProcessRunTest {
         EventLoopGroup workers = new DefaultEventLoopGroup(2);
         EventLoopGroup clients = new DefaultEventLoopGroup(2);
         LocalAddress address = new LocalAddress("in-process-run-" + System.nanoTime());
+        // The server's ends, closed before any loop shuts down: a local channel's close hands its peer's
+        // close to the peer's loop, and one that finds that loop terminated drops what is in flight.
+        ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         try {
             Channel server = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
-                    .childHandler(serverChildHandler).bind(address).sync().channel();
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            children.add(ch);
+                            ch.pipeline().addLast(serverChildHandler);
+                        }
+                    }).bind(address).sync().channel();
             ClientDriver driver = new ClientDriver(s, expectedImpl, 0, s.connections, clients, LocalChannel.class,
                     i -> address, null, false);
             driver.connectAll(100_000, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
@@ -110,6 +122,7 @@ class InProcessRunTest {
             server.close().sync();
             return result;
         } finally {
+            children.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
             clients.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
             workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
             boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
