@@ -250,26 +250,34 @@ public final class LocalWorker {
      * CPU time so far of the server's threads, Heartbeat's worker and the whole process (nanoseconds),
      * GC time (milliseconds) and the worker's counters.
      */
-    private static final class CpuSample {
+    static final class CpuSample {
         final long serverThreads;
+        /** The worker's own count: its thread and the cycles a server loop ran for it ({@code workerCpuNanos}). */
         final long worker;
+        /** Of {@link #worker}, the cycles a server loop ran for it: already in {@link #serverThreads}. */
+        final long hosted;
         final long process;
         final long gcMillis;
         final TimerStats timer; // null without Heartbeat
         final long stallRechecks;
 
-        private CpuSample(long serverThreads, long worker, long process, long gcMillis, HeartbeatStats stats) {
+        CpuSample(long serverThreads, long worker, long hosted, long process, long gcMillis, HeartbeatStats stats) {
             this.serverThreads = serverThreads;
             this.worker = worker;
+            this.hosted = hosted;
             this.process = process;
             this.gcMillis = gcMillis;
             this.timer = stats == null ? null : stats.timer();
             this.stallRechecks = stats == null ? 0 : stats.stallRechecks();
         }
 
-        /** CPU of the server's threads and Heartbeat's worker since {@code earlier}, in nanoseconds. */
+        /**
+         * CPU of the server's threads and Heartbeat's worker thread since {@code earlier}, in
+         * nanoseconds. The cycles the worker's host loop ran are in that loop's CPU, and counted there
+         * only, not a second time in the worker's.
+         */
         long serverCpu(CpuSample earlier) {
-            return serverThreads - earlier.serverThreads + (worker - earlier.worker);
+            return serverThreads - earlier.serverThreads + (worker - hosted) - (earlier.worker - earlier.hosted);
         }
 
         static CpuSample take(EchoPipeline echo) {
@@ -285,6 +293,7 @@ public final class LocalWorker {
             }
             HeartbeatStats stats = echo.monitor() == null ? null : echo.monitor().stats();
             long worker = stats == null ? 0 : Math.max(0, stats.workerCpuNanos());
+            long hosted = worker == 0 ? 0 : stats.timer().hostedNanos(); // in workerCpuNanos when it is measured
             long process = 0;
             OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
             if (os instanceof com.sun.management.OperatingSystemMXBean) {
@@ -294,7 +303,7 @@ public final class LocalWorker {
             for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
                 gc += Math.max(0, bean.getCollectionTime());
             }
-            return new CpuSample(server, worker, process, gc, stats);
+            return new CpuSample(server, worker, hosted, process, gc, stats);
         }
     }
 }

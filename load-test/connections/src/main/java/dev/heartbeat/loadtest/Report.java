@@ -49,7 +49,8 @@ final class Report {
         {"Heap per connection", "heap used after a full GC with every connection up, minus the same before "
                 + "connecting, over the connections, summed over the server processes."},
         {"Server CPU", "CPU time of the server processes (tcp) or the server's threads and Heartbeat's worker "
-                + "(local) over the run window."},
+                + "thread (local) over the run window. The cycles a server loop hosts for the worker are in that "
+                + "loop's time; the Heartbeat worker CPU row counts them too, as the worker's own."},
         {"Machine split", "/proc/stat over the run window, summed over the cores (a 14 s window on 2 cores has 28 "
                 + "CPU seconds): busy (user, nice, system, irq, softirq, steal) is the servers' processes, the "
                 + "clients' processes (local: the client-loop threads of the one JVM), the harness (this "

@@ -42,4 +42,12 @@ class LocalWorkerTest {
         assertEquals(3, c.workerThreads());
         assertEquals(1L << 22, c.tick().toNanos());
     }
+
+    @Test
+    void theServersCpuCountsTheHostedCyclesOnceInTheLoopThatRanThem() {
+        // the worker thread ran 2 units, and the server loop that hosts its cycles ran 30 of its 100 for it
+        LocalWorker.CpuSample before = new LocalWorker.CpuSample(1_000, 500, 400, 0, 0, null);
+        LocalWorker.CpuSample after = new LocalWorker.CpuSample(1_100, 532, 430, 0, 0, null);
+        assertEquals(102, after.serverCpu(before), "the loops' 100 (hosted cycles included) and the thread's 2");
+    }
 }
