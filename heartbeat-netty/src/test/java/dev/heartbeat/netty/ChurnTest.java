@@ -79,8 +79,11 @@ class ChurnTest {
         int[] fates = new int[5];
         long started = System.nanoTime();
         try {
+            String clientPrefix = "churn-client-" + System.nanoTime() + "-";
             for (int i = 0; i < CONNECTIONS; i++) {
-                connector.connect(server.localAddress()).syncUninterruptibly();
+                // A local address of its own: the ephemeral one Netty makes is a 32-bit hash of the
+                // channel, which can equal one still open (it did once in CI: "address already in use").
+                connector.connect(server.localAddress(), new LocalAddress(clientPrefix + i)).syncUninterruptibly();
                 Channel child = takeAccepted(accepted);
                 int fate = random.nextInt(5);
                 fates[fate]++;
