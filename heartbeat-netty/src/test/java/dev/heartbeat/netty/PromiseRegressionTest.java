@@ -302,10 +302,11 @@ class PromiseRegressionTest {
                 }).bind(LocalAddress.ANY).syncUninterruptibly().channel();
         List<WeakReference<Channel>> dead = new ArrayList<>();
         List<Channel> live = new ArrayList<>();
+        List<Channel> clients = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            new Bootstrap().group(clientLoop).channel(LocalChannel.class)
+            clients.add(new Bootstrap().group(clientLoop).channel(LocalChannel.class)
                     .handler(new ChannelInboundHandlerAdapter())
-                    .connect(server.localAddress()).syncUninterruptibly();
+                    .connect(server.localAddress()).syncUninterruptibly().channel());
             Channel child = accepted.poll(10, TimeUnit.SECONDS);
             assertNotNull(child);
             if (i % 10 == 0) {
@@ -335,6 +336,11 @@ class PromiseRegressionTest {
         for (Channel c : live) {
             c.close().syncUninterruptibly();
         }
+        for (Channel c : clients) { // each peer's close settled before the loops shut down (no warnings)
+            c.closeFuture().syncUninterruptibly();
+        }
+        loop.submit(() -> { }).syncUninterruptibly();
+        clientLoop.submit(() -> { }).syncUninterruptibly();
         server.close().syncUninterruptibly();
     }
 
