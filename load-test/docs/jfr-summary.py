@@ -97,7 +97,7 @@ def compilation(directory, lo=None, hi=None):
         sys.exit('no demo server recording in ' + directory)
     window = 'all' if lo is None else '%g to %g s after JVM start' % (lo, hi)
     print('%s: %d servers (%d empty recordings skipped), compilations %s' % (directory, servers, skipped, window))
-    print('  per server: %.0f compilations, %.0f KB inlined, wall time %s' % (
+    print('  per server: %.0f compilations, %.0f KiB inlined, wall time %s' % (
         count / servers, inlined / servers / 1024,
         ', '.join('%s %.1f s' % (c, t / servers) for c, t in sorted(wall.items()))))
     print('  C2, longest in all servers (wall s, compilations, mean code size in bytes):')
