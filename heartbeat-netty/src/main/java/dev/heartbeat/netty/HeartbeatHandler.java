@@ -40,9 +40,17 @@ import io.netty.util.concurrent.EventExecutor;
  * <li>the hand-off of actions is an atomic bit set plus a place in the event loop's
  *     {@link EventLoopBatch}.</li>
  * </ul>
+ *
+ * <p>On the outbound side only where writes are tracked. A handler made for a configuration that
+ * tracks no writes (reader idleness, the ping policy) is an inbound handler only, so Netty's pipeline
+ * skips it for every write, flush, read and close, as it skips the methods an adapter marks
+ * {@code @Skip}: the outbound path and the code the JIT compiles for it are those of a pipeline
+ * without Heartbeat. A configuration that tracks writes gets a {@link Duplex} handler. A handler
+ * that is only inbound and is reconfigured to track writes adds a {@link WriteTracker} right after
+ * itself, which stamps the writes that pass it (see there for the one difference).
  */
-final class HeartbeatHandler extends TimerEntry
-        implements ChannelInboundHandler, ChannelOutboundHandler, ChannelFutureListener {
+sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandler, ChannelFutureListener
+        permits HeartbeatHandler.Duplex {
 
     /**
      * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), the
@@ -95,7 +103,7 @@ final class HeartbeatHandler extends TimerEntry
     // The event loop's word (loopState): its flags in bits 0-3, the configuration serial above them.
     /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     private static final int READING = 1;
-    /** A write with a void promise waits for the next flush to be stamped (see {@link #write}). */
+    /** A write with a void promise waits for the next flush to be stamped (see {@link #onWrite}). */
     private static final int VOID_WRITE_UNSTAMPED = 1 << 1;
     /** The handler's lifecycle (bits 2-3): NEW, ACTIVE, DESTROYED. */
     private static final int LIFECYCLE = 3 << 2;
@@ -204,6 +212,14 @@ final class HeartbeatHandler extends TimerEntry
         this.config = monitor.bind(config);
     }
 
+    /**
+     * A handler for one channel under {@code config}: on the outbound side too ({@link Duplex}) only if
+     * the configuration tracks writes.
+     */
+    static HeartbeatHandler of(HeartbeatMonitor monitor, HeartbeatConfig config) {
+        return config.tracksWrites ? new Duplex(monitor, config) : new HeartbeatHandler(monitor, config);
+    }
+
     /** Any thread: the monitor that made this handler. */
     HeartbeatMonitor monitor() {
         return ((BoundConfig) CONFIG.getOpaque(this)).monitor;
@@ -228,6 +244,9 @@ final class HeartbeatHandler extends TimerEntry
     public void handlerRemoved(ChannelHandlerContext ctx) {
         if (ctx == this.ctx) { // not the context of a second pipeline whose handlerAdded refused us
             destroy();
+            if (!(this instanceof Duplex) && ctx.channel().isRegistered()) { // removed by hand, not torn down
+                WriteTracker.removeFrom(ctx.pipeline(), this);
+            }
         }
     }
 
@@ -316,6 +335,9 @@ final class HeartbeatHandler extends TimerEntry
     void reconfigure(HeartbeatConfig cfg) {
         HeartbeatMonitor monitor = config.monitor;
         BoundConfig bound = monitor.bind(cfg);
+        if (cfg.tracksWrites && !(this instanceof Duplex) && ctx != null) {
+            WriteTracker.addAfter(ctx, this); // first: before the writes the new configuration tracks
+        }
         // CHANGING for the whole change: the worker judges nothing meanwhile, and the schedule or
         // cancel request below is made before it clears, so the worker never judges the new
         // configuration before it has applied that request (see configToJudge).
@@ -660,8 +682,11 @@ final class HeartbeatHandler extends TimerEntry
         ctx.fireChannelReadComplete();
     }
 
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    /**
+     * Event loop: a write passes this handler's place in the pipeline ({@code ctx} is the context it
+     * passes: the {@link Duplex}'s own, or its {@link WriteTracker}'s).
+     */
+    final void onWrite(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!config.tracksWrites) {
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
@@ -673,8 +698,8 @@ final class HeartbeatHandler extends TimerEntry
         }
     }
 
-    @Override
-    public void flush(ChannelHandlerContext ctx) {
+    /** Event loop: a flush passes this handler's place in the pipeline (see {@link #onWrite}). */
+    final void onFlush(ChannelHandlerContext ctx) {
         if ((loopState & VOID_WRITE_UNSTAMPED) != 0) {
             lower(VOID_WRITE_UNSTAMPED);
             stampWrite(config.ticker.nanoTime());
@@ -993,39 +1018,61 @@ final class HeartbeatHandler extends TimerEntry
     }
 
     @Override
-    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
-        ctx.bind(localAddress, promise);
-    }
-
-    @Override
-    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
-            ChannelPromise promise) {
-        ctx.connect(remoteAddress, localAddress, promise);
-    }
-
-    @Override
-    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.disconnect(promise);
-    }
-
-    @Override
-    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.close(promise);
-    }
-
-    @Override
-    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-        ctx.deregister(promise);
-    }
-
-    @Override
-    public void read(ChannelHandlerContext ctx) {
-        ctx.read();
-    }
-
-    @Override
     public String toString() {
         ChannelHandlerContext c = ctx; // (racy from other threads: for logs only)
         return "HeartbeatHandler[" + (c == null ? "unbound" : c.channel()) + ", " + config() + "]";
+    }
+
+    /**
+     * The handler of a configuration that tracks writes: also on the outbound side, where it stamps
+     * completed writes ({@link #onWrite}, {@link #onFlush}); its other outbound methods pass through.
+     * It adds no field.
+     */
+    static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler {
+
+        Duplex(HeartbeatMonitor monitor, HeartbeatConfig config) {
+            super(monitor, config);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            onWrite(ctx, msg, promise);
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            onFlush(ctx);
+        }
+
+        @Override
+        public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+            ctx.bind(localAddress, promise);
+        }
+
+        @Override
+        public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
+                ChannelPromise promise) {
+            ctx.connect(remoteAddress, localAddress, promise);
+        }
+
+        @Override
+        public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+            ctx.disconnect(promise);
+        }
+
+        @Override
+        public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+            ctx.close(promise);
+        }
+
+        @Override
+        public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+            ctx.deregister(promise);
+        }
+
+        @Override
+        public void read(ChannelHandlerContext ctx) {
+            ctx.read();
+        }
     }
 }

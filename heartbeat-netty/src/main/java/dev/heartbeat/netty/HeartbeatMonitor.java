@@ -206,7 +206,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     public ChannelHandler newHandler(HeartbeatConfig config) {
         Objects.requireNonNull(config, "config");
         requireOpen();
-        return new HeartbeatHandler(this, config);
+        return HeartbeatHandler.of(this, config);
     }
 
     /**

@@ -1,0 +1,76 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import java.util.Map;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+
+/**
+ * The outbound side of a Heartbeat handler that was made inbound-only (its first configuration
+ * tracked no writes) and then reconfigured to track writes: it sits right after the handler, on
+ * the tail side, and hands every write and flush that passes it to the handler, as a
+ * {@link HeartbeatHandler.Duplex} does for its own; Netty skips it for every other outbound
+ * operation. Added at most once per handler, by the reconfiguration on the event loop; removed with
+ * the handler when the handler is removed from an open channel; once the handler's configuration
+ * tracks no writes any more it passes writes on untouched.
+ *
+ * <p>The one difference from a handler that was duplex from the start: a write made by a handler
+ * that is later inserted between the two (with {@code addAfter} on the Heartbeat handler's name)
+ * passes neither, so it is not counted. The handler's own pings pass neither, as they pass no
+ * duplex handler's own {@code write}. Event loop only; not sharable.
+ */
+final class WriteTracker extends ChannelOutboundHandlerAdapter {
+
+    private final HeartbeatHandler handler;
+
+    private WriteTracker(HeartbeatHandler handler) {
+        this.handler = handler;
+    }
+
+    /** Event loop: gives {@code handler}, at {@code ctx}, a tracker right after it, unless it has one. */
+    static void addAfter(ChannelHandlerContext ctx, HeartbeatHandler handler) {
+        if (ctx.isRemoved() || find(ctx.pipeline(), handler) != null) {
+            return;
+        }
+        ctx.pipeline().addAfter(ctx.name(), null, new WriteTracker(handler)); // a generated name: never a clash
+    }
+
+    /** Event loop: removes {@code handler}'s tracker from {@code pipeline}, if it has one. */
+    static void removeFrom(ChannelPipeline pipeline, HeartbeatHandler handler) {
+        WriteTracker tracker = find(pipeline, handler);
+        if (tracker != null) {
+            pipeline.remove(tracker);
+        }
+    }
+
+    private static WriteTracker find(ChannelPipeline pipeline, HeartbeatHandler handler) {
+        for (Map.Entry<String, ChannelHandler> e : pipeline) {
+            if (e.getValue() instanceof WriteTracker t && t.handler == handler) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        handler.onWrite(ctx, msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        handler.onFlush(ctx);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteTracker[" + handler + "]";
+    }
+}
