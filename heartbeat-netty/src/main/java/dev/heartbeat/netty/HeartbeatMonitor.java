@@ -199,7 +199,10 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     /**
      * A new handler for one channel: add it to the channel's pipeline where
-     * {@code IdleStateHandler} would go. Not sharable between channels.
+     * {@code IdleStateHandler} would go. Not sharable between channels. It handles outbound
+     * operations only if {@code config} tracks writes (writer or all idleness, a ping when the writer
+     * is idle, a write-stall guard); otherwise Netty's pipeline skips it on every write, flush, read
+     * request and close.
      *
      * @throws IllegalStateException if this monitor is closed
      */
@@ -214,6 +217,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
      * deadline to a long session timeout; idleness is then measured from now, and an action the
      * worker decided under the old configuration but has not carried out yet is dropped. Any
      * thread: the change runs on the handler's executor (at once if called there, else as a task).
+     * A handler made for a configuration that tracks no writes is not on the pipeline's outbound
+     * side (see {@link #newHandler}); the first switch to one that does adds a write tracker right
+     * after it, which counts the writes that pass it from then on.
      *
      * @return {@code true} if the change was applied or queued; {@code false} if the channel is
      *     closed (or closes before the handler can be found), which is not an error: a business thread

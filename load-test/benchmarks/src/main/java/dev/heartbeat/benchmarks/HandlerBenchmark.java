@@ -39,11 +39,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code heartbeat}: {@code monitor.newHandler(events: readerIdle 60 s, writerIdle 60 s)}, with a
  *     started monitor (a real worker thread on {@code System.nanoTime()}).</li>
  * <li>{@code idleStateHandler}: {@code new IdleStateHandler(60, 60, 0, SECONDS)}.</li>
+ * <li>{@code heartbeatReader}, {@code idleStateHandlerReader}: the same with reader idleness only
+ *     ({@code readerIdle 60 s}; {@code IdleStateHandler(60, 0, 0)}), the most common configuration
+ *     and the one of the load test's ping policy. Heartbeat's handler is then inbound-only, so the
+ *     pipeline skips it on the write path; {@code IdleStateHandler} still passes every write on.</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
  * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler} that passes everything on: what any
  *     extra handler costs, the floor for an idle handler that lives in the pipeline.</li>
  * </ul>
- * Both idle handlers track reads and writes, so both pay for both paths.
+ * In the first two, both idle handlers track reads and writes, so both pay for both paths.
  *
  * <ul>
  * <li>{@link #read}: {@code fireChannelRead(msg)} + {@code fireChannelReadComplete()}: one read
@@ -67,7 +71,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(2)
 public class HandlerBenchmark {
 
-    @Param({"heartbeat", "idleStateHandler", "none", "noopHandler"})
+    @Param({"heartbeat", "idleStateHandler", "heartbeatReader", "idleStateHandlerReader", "none", "noopHandler"})
     public String impl;
 
     private static final Object MESSAGE = "a line";
@@ -86,6 +90,13 @@ public class HandlerBenchmark {
                 break;
             case "idleStateHandler":
                 idle = new IdleStateHandler(60, 60, 0, TimeUnit.SECONDS);
+                break;
+            case "heartbeatReader":
+                monitor = HeartbeatMonitor.start();
+                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 0, 0, TimeUnit.SECONDS));
+                break;
+            case "idleStateHandlerReader":
+                idle = new IdleStateHandler(60, 0, 0, TimeUnit.SECONDS);
                 break;
             case "none":
                 idle = null;
