@@ -14,6 +14,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -35,7 +37,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -48,11 +52,13 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.string.StringEncoder;
+import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -927,5 +933,114 @@ class HeartbeatHandlerTest {
         channel(monitor.newHandler(events(1000, 0, 0)), r);
         advance(1_000 + LATE);
         assertTrue(r.events.get(0) == IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, "the same instance");
+    }
+
+    // ------------------------------------------------------------------ the outbound side
+
+    /**
+     * A handler is on the outbound side of the pipeline only where its configuration tracks writes,
+     * and a handler made inbound-only still tracks writes exactly once it is reconfigured to (through
+     * its {@link WriteTracker}).
+     */
+    @Nested
+    class OutboundSide {
+
+        private static HeartbeatConfig readerOnly() {
+            return events(1_000, 0, 0);
+        }
+
+        private static HeartbeatConfig writerIdle() {
+            return events(0, 1_000, 0);
+        }
+
+        private static int trackers(ChannelPipeline pipeline) {
+            int n = 0;
+            for (Map.Entry<String, ChannelHandler> e : pipeline) {
+                n += e.getValue() instanceof WriteTracker ? 1 : 0;
+            }
+            return n;
+        }
+
+        @Test
+        void onlyAConfigurationThatTracksWritesMakesAnOutboundHandler() {
+            assertFalse(monitor.newHandler(readerOnly()) instanceof ChannelOutboundHandler, "reader idle");
+            assertFalse(monitor.newHandler(HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1)).build())
+                    instanceof ChannelOutboundHandler, "close on reader idle");
+            assertFalse(monitor.newHandler(HeartbeatConfig.ping(ctx -> "PING").interval(Duration.ofSeconds(1)).build())
+                    instanceof ChannelOutboundHandler, "ping on silence");
+            assertInstanceOf(ChannelOutboundHandler.class, monitor.newHandler(writerIdle()), "writer idle");
+            assertInstanceOf(ChannelOutboundHandler.class, monitor.newHandler(events(0, 0, 1_000)),
+                    "all idle");
+            assertInstanceOf(ChannelOutboundHandler.class, monitor.newHandler(HeartbeatConfig.ping(ctx -> "PING")
+                    .interval(Duration.ofSeconds(1)).whenWriterIdle().build()), "client keep-alive");
+        }
+
+        @Test
+        void anInboundHandlerReconfiguredToWriterIdleCountsTheWritesThatFollow() {
+            Recorder r = new Recorder();
+            EmbeddedChannel ch = channel(monitor.newHandler(readerOnly()), r);
+            assertTrue(monitor.reconfigure(ch, writerIdle()));
+            assertEquals(1, trackers(ch.pipeline()));
+
+            advance(600);
+            ch.writeAndFlush("x"); // completes at once on an EmbeddedChannel
+            advance(999);
+            assertTrue(r.events.isEmpty(), "never early: the write 999 ms ago counts, " + r.events);
+            advance(1 + LATE);
+            assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), r.events);
+        }
+
+        @Test
+        void aVoidPromiseWriteAfterTheReconfigurationCountsAtItsFlush() {
+            Recorder r = new Recorder();
+            EmbeddedChannel ch = channel(monitor.newHandler(readerOnly()), r);
+            monitor.reconfigure(ch, writerIdle());
+
+            advance(600);
+            ch.write("x", ch.voidPromise());
+            advance(300);
+            ch.flush(); // the write is counted now, 900 ms after the reconfiguration
+            advance(999);
+            assertTrue(r.events.isEmpty(), "never early: counted at its flush, " + r.events);
+            advance(1 + LATE);
+            assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), r.events);
+        }
+
+        @Test
+        void theTrackerIsAddedOnceAndLeavesWithTheHandler() {
+            ChannelHandler handler = monitor.newHandler(readerOnly());
+            EmbeddedChannel ch = channel(handler, new Sink());
+            monitor.reconfigure(ch, writerIdle());
+            monitor.reconfigure(ch, readerOnly());
+            monitor.reconfigure(ch, events(0, 0, 2_000));
+            assertEquals(1, trackers(ch.pipeline()), "one tracker whatever the reconfigurations");
+
+            ch.pipeline().remove(handler);
+            assertEquals(0, trackers(ch.pipeline()), "removed with its handler");
+            assertNull(ch.pipeline().get(WriteTracker.class));
+            ch.writeAndFlush("x"); // nothing of Heartbeat's left on the path
+            assertNotNull(ch.readOutbound());
+        }
+
+        @Test
+        void aTrackerOfAConfigurationThatNoLongerTracksWritesPassesThemOn() {
+            Recorder r = new Recorder();
+            EmbeddedChannel ch = channel(monitor.newHandler(readerOnly()), r);
+            monitor.reconfigure(ch, writerIdle());
+            monitor.reconfigure(ch, readerOnly());
+
+            ch.writeAndFlush("x");
+            assertEquals("x", ch.readOutbound());
+            advance(1_000 + LATE);
+            assertEquals(1, r.events.size(), "the reader idle of the configuration in force: " + r.events);
+            assertEquals(IdleState.READER_IDLE, ((IdleStateEvent) r.events.get(0)).state());
+        }
+
+        @Test
+        void aDuplexHandlerNeedsNoTracker() {
+            EmbeddedChannel ch = channel(monitor.newHandler(writerIdle()), new Sink());
+            monitor.reconfigure(ch, events(0, 2_000, 0));
+            assertEquals(0, trackers(ch.pipeline()));
+        }
     }
 }
