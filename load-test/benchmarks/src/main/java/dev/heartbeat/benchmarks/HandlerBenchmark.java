@@ -40,7 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *     started monitor (a real worker thread on {@code System.nanoTime()}).</li>
  * <li>{@code idleStateHandler}: {@code new IdleStateHandler(60, 60, 0, SECONDS)}.</li>
  * <li>{@code heartbeatReader}, {@code idleStateHandlerReader}: the same with reader idleness only
- *     ({@code readerIdle 60 s}; {@code IdleStateHandler(60, 0, 0)}), the most common configuration
+ *     ({@code readerIdle 60 s}; {@code IdleStateHandler(60, 0, 0)}), a common configuration
  *     and the one of the load test's ping policy. Heartbeat's handler is then inbound-only, so the
  *     pipeline skips it on the write path; {@code IdleStateHandler} still passes every write on.</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
