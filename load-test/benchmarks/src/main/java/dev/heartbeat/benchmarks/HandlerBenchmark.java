@@ -85,15 +85,13 @@ public class HandlerBenchmark {
         ChannelHandler idle;
         switch (impl) {
             case "heartbeat":
-                monitor = HeartbeatMonitor.start();
-                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 0, TimeUnit.SECONDS));
+                idle = heartbeat(60);
                 break;
             case "idleStateHandler":
                 idle = new IdleStateHandler(60, 60, 0, TimeUnit.SECONDS);
                 break;
             case "heartbeatReader":
-                monitor = HeartbeatMonitor.start();
-                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 0, 0, TimeUnit.SECONDS));
+                idle = heartbeat(0);
                 break;
             case "idleStateHandlerReader":
                 idle = new IdleStateHandler(60, 0, 0, TimeUnit.SECONDS);
@@ -114,6 +112,12 @@ public class HandlerBenchmark {
             pipeline.addLast(idle);
         }
         pipeline.addLast(new ReadSink());
+    }
+
+    /** Starts the monitor and makes its handler: reader idle 60 s, writer idle {@code writerSeconds} (0: off). */
+    private ChannelHandler heartbeat(long writerSeconds) {
+        monitor = HeartbeatMonitor.start();
+        return monitor.newHandler(HeartbeatConfig.events(false, 60, writerSeconds, 0, TimeUnit.SECONDS));
     }
 
     @TearDown(Level.Trial)
