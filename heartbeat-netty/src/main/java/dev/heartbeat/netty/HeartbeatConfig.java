@@ -586,7 +586,11 @@ public final class HeartbeatConfig {
          * in two halves with a PING between them when there is a grace; WebSocket: Close 1001), and
          * closes the channel (reason {@link CloseReason#MAX_AGE}) after the {@link #maxAgeGrace}, or
          * as soon as the goodbye is written (at most 1 s later) without one. Measured from the moment
-         * the channel became active; any policy. {@code Duration.ZERO} (the default) disables it.
+         * the channel became active; any policy. {@code Duration.ZERO} (the default) disables it. A
+         * channel reconfigured to a max age from a configuration with no lifecycle guard (no max age,
+         * write stall, unwritable bound or close veto) is measured from that reconfiguration: the
+         * handler keeps no activation time for channels that need none. An age already reached when
+         * it is configured ends the channel at once.
          */
         public Builder maxAge(Duration age) {
             maxAgeNanos = timeoutNanos("maxAge", age, true);

@@ -382,8 +382,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      */
     private long firstCheck(HeartbeatConfig cfg, long now) {
         long first = now + cfg.shortestNanos;
-        return cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g
-                ? HandlerPolicy.earliest(first, cfg.guards.firstDeadline(g, first)) : first;
+        if (cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g) {
+            // A guard may be due already (a 50 s old channel switched to a 20 s max age): then now, not
+            // in the past, where the worker would take the check's lateness for a stall of its own.
+            first = HandlerPolicy.latest(HandlerPolicy.earliest(first, cfg.guards.firstDeadline(g, first)), now);
+        }
+        return first;
     }
 
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
@@ -594,21 +598,29 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * sooner if a guard or the channel's drain slot needs it sooner.
      */
     void checkAgainAt(long next) {
-        if (SIDE.getOpaque(this) instanceof GuardState g) {
+        GuardState g = SIDE.getOpaque(this) instanceof GuardState s ? s : null;
+        if (g != null) {
             next = HandlerPolicy.earliest(next, g.next);
         }
         HeartbeatMonitor monitor = monitor();
-        if (judgement < 0) { // DRAINING
-            next = HandlerPolicy.earliest(next, monitor.drainTime(drainSlot()));
-        }
         double factor = monitor.overloadFactor();
         if (factor < 1) {
             HeartbeatConfig cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
             if (Overload.applies(cfg)) {
-                next = Overload.nextDeadline(this, cfg, factor, next);
+                long over = Overload.nextDeadline(this, cfg, factor, Long.MAX_VALUE);
+                long now = monitor.judgingAt();
+                if (over != Long.MAX_VALUE && over - now <= 0) {
+                    // Idle beyond the scaled timeout: this judgement decided the close. The next look is
+                    // for its outcome: when a hold of the veto ends, or shortly (the event loop found
+                    // traffic, or closed). Never a deadline in the past, which would expire every cycle.
+                    over = g != null && g.held() ? g.heldUntil() : now + Guards.RECHECK_RETRY_NANOS;
+                }
+                if (over != Long.MAX_VALUE) {
+                    next = HandlerPolicy.earliest(next, over);
+                }
             }
         }
-        monitor.worker.rearm(this, next);
+        monitor.worker.rearm(this, next); // the drain's slot is folded in by coalesce, as for every placement
     }
 
     /** Worker only: this channel is to be drained at {@code slot} of the monitor's drain (see {@link #DRAIN_SLOTS}). */
@@ -739,10 +751,27 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             bits |= Overload.CLOSE;
         }
         if (cfg.policyTracks && !over) {
-            return bits | cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
+            bits |= cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
+        } else {
+            checkAgainAt(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // the guards' next look, or the drain's
         }
-        checkAgainAt(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // the guards' next look, or the drain's
+        if (bits != 0 && cfg.guards != null && cfg.guards.veto != null) {
+            lookForAHold(now);
+        }
         return bits;
+    }
+
+    /**
+     * Worker, after a judgement that hands actions to a configuration with a close veto: the veto
+     * answers on the event loop, and a hold it asks for may end before the entry's next look (an
+     * extension of 1 s under a 10 s idle timeout). So the entry looks again shortly, when it finds
+     * the hold and re-arms for its end ({@link Guards#judge}); a close already held needs no look.
+     */
+    private void lookForAHold(long now) {
+        long soon = now + Guards.RECHECK_RETRY_NANOS;
+        if (SIDE.getOpaque(this) instanceof GuardState g && !g.held() && deadline() - soon > 0) {
+            monitor().worker.rearm(this, soon);
+        }
     }
 
     /** Worker: whether to defer a check that came due {@code lateness} ns late because the worker stalled. */
@@ -784,7 +813,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         do {
             old = (int) ACTIONS.getVolatile(this);
             pending = old & ~ON_WIRE;
-        } while (!ACTIONS.compareAndSet(this, old, (old & ON_WIRE)
+        } while (!ACTIONS.compareAndSet(this, old, (old & ON_WIRE) | (pending & Guards.DRAIN)
                 | (pending != 0 && pending >>> TAG_SHIFT == word >>> TAG_SHIFT ? pending | word : word)));
         return pending;
     }
@@ -798,6 +827,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     @Override
     protected long coalesce(long deadline) {
         BoundConfig bound = (BoundConfig) CONFIG.getAcquire(this);
+        if (judgement < 0) { // DRAINING: every placement (a re-arm, a move, a request of a reconfiguration)
+            deadline = HandlerPolicy.earliest(deadline, bound.monitor.drainTime(drainSlot())); // keeps the slot
+        }
         long window = bound.monitor.coalescingWindow(bound.config);
         if ((judgement & ANSWER_PHASE) != 0) {
             // A ping chain (ping, re-ping, close) would pay the window at every step. The answer
@@ -835,7 +867,8 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             return;
         }
         HeartbeatMonitor monitor = config.monitor;
-        if (word >>> TAG_SHIFT != tagOf(serial())) {
+        boolean stale = word >>> TAG_SHIFT != tagOf(serial());
+        if (stale && (word & Guards.DRAIN) == 0) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
             return;
         }
@@ -847,7 +880,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         HeartbeatConfig cfg = config.config;
         long now = monitor.ticker.nanoTime();
         GuardState g = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState s ? s : null;
-        int bits = word;
+        int bits = stale ? Guards.DRAIN : word; // a drain is terminal: it closes whatever the configuration
         if (g != null && (bits & Guards.RECHECK) != 0) {
             bits |= g.takeHeld(); // the held closes, performed again: each checks from the current stamps
         }
@@ -923,6 +956,14 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      */
     private void drain(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
         int serial = serial();
+        if (SIDE.getOpaque(this) instanceof GuardState g && g.phase() != GuardState.LIVING) {
+            // A goodbye was said already (max age, in its grace): the peer is not told twice; the
+            // drain's window still bounds the close.
+            if (announceClose(ctx, CloseReason.DRAIN, 0, false)) {
+                closeOnce(ctx);
+            }
+            return;
+        }
         ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
         if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0, false)) {
             return; // the application closed, removed or reconfigured in reaction

@@ -132,6 +132,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
 
+    /** The worker's expiry handler; its {@link Judge#cycleNow} is the time of the expiry being judged. */
+    private final Judge judge = new Judge();
+
     /** Worker only: the batch of each event loop the worker hands actions to. */
     private final EventLoopBatches batches = new EventLoopBatches(this);
     /** Guarded by this: when a failure was last logged (rate limit: one WARN a second). */
@@ -142,7 +145,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         for (CloseReason reason : CloseReason.values()) {
             closes.put(reason, new LongAdder());
         }
-        this.worker = TimerWorker.builder(new Judge())
+        this.worker = TimerWorker.builder(judge)
                 .ticker(b.ticker)
                 .tick(b.tick)
                 .threadName(b.threadName)
@@ -276,6 +279,14 @@ public final class HeartbeatMonitor implements AutoCloseable {
             spread.completeExceptionally(new IllegalStateException("the monitor closed before the drain began"));
         }
         return spread;
+    }
+
+    /**
+     * Worker, inside an expiry: the time the expiry is judged at (the {@code now} the handler's
+     * judgement got), so that a re-arm can tell a deadline already past from one to come.
+     */
+    long judgingAt() {
+        return judge.cycleNow;
     }
 
     /** Worker: gives every channel in the wheel its drain slot, and moves its entry there if that is sooner. */

@@ -59,8 +59,8 @@ final class Overload {
         }
         CloseReason reason = kind == CheckOrder.READER ? CloseReason.READER_IDLE
                 : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
-        h.monitor().overloadClose();
         if (h.announceClose(ctx, reason, now - IdlePolicy.lastActivity(h, kind))) {
+            h.monitor().overloadClose(); // counted when it goes ahead: a close the veto holds is not one yet
             h.closeOnce(ctx);
         }
     }

@@ -1,0 +1,193 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The close sequence where policies meet (issue 26, items 1, 2, 3, 8, 10, 12), in virtual time: a
+ * veto's hold asked again at each extension's end, a drain that outlives a reconfiguration and the
+ * stale-verdict filter, a goodbye said once, an overload close held by a veto, a guard that is due
+ * the moment it is configured.
+ */
+class CloseSequenceTest {
+
+    private final VirtualTime.World world = new VirtualTime.World(7); // the clock wraps during each test
+    private final HeartbeatMonitor monitor = world.monitor;
+
+    @AfterEach
+    void tearDown() {
+        world.close();
+    }
+
+    /** Advances in 1 ms steps, running the channels' tasks after each (an event loop that keeps up). */
+    private void step(long millis) {
+        for (long i = 0; i < millis; i++) {
+            world.advance(1);
+        }
+    }
+
+    /** The events as their strings (the events have no equals: a user compares reasons). */
+    private static List<String> strings(List<Object> events) {
+        return events.stream().map(String::valueOf).toList();
+    }
+
+    /** Item 1: the veto is asked again when its extension ends, not at the next idle check. */
+    @Test
+    void aVetoExtensionIsAskedAgainWhenItEndsAndTheHoldIsBounded() {
+        List<Long> askedAt = new ArrayList<>();
+        long start = world.ticker.nanoTime();
+        HeartbeatConfig cfg = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
+                .maxCloseHold(Duration.ofSeconds(3)).beforeClose((c, reason) -> {
+                    askedAt.add(TimeUnit.NANOSECONDS.toMillis(world.ticker.nanoTime() - start));
+                    return CloseDecision.extend(Duration.ofSeconds(1));
+                }).build();
+        KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
+        EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), r);
+        step(12_990);
+        assertTrue(ch.isOpen(), "held: asked at " + askedAt);
+        assertEquals(3, askedAt.size(), "asked at 10, 11 and 12 s: " + askedAt);
+        assertTrue(askedAt.get(1) >= 11_000 && askedAt.get(1) < 11_050, "asked again when the 1 s ran out: " + askedAt);
+        step(60);
+        assertFalse(ch.isOpen(), "closed at 13 s: held 3 s, its bound");
+        assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.READER_IDLE)), r.events);
+        assertEquals(1, monitor.closeHoldsExpired());
+    }
+
+    /** Item 2: a reconfiguration after a drain began does not take the channel out of the drain. */
+    @Test
+    void aDrainClosesAChannelReconfiguredDuringIt() throws Exception {
+        KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
+        EmbeddedChannel ch = world.channel(monitor.newHandler(loginDeadline()), r);
+        var spread = monitor.drain(Duration.ofSeconds(10));
+        step(1_000);
+        assertEquals(1, spread.get());
+        assertTrue(monitor.reconfigure(ch, session()));
+        step(9_100);
+        assertFalse(ch.isOpen(), "a drain closes every channel within its window");
+        assertEquals(strings(List.of(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, Duration.ZERO),
+                HeartbeatCloseEvent.of(CloseReason.DRAIN))), strings(r.events));
+    }
+
+    /** Item 3: a drain waiting for the action budget survives a reconfiguration (no stale verdict). */
+    @Test
+    void aDrainWaitingForTheBudgetSurvivesAReconfiguration() throws Exception {
+        ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(3));
+        HeartbeatMonitor budgeted = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+                .actionBudget(1).build();
+        List<EmbeddedChannel> channels = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                channels.add(new EmbeddedChannel(budgeted.newHandler(loginDeadline())));
+            }
+            budgeted.runOnce();
+            var spread = budgeted.drain(Duration.ZERO); // all three due at once: two wait for the budget
+            VirtualTime.advance(ticker, budgeted, 10, channels);
+            assertEquals(3, spread.get());
+            for (EmbeddedChannel ch : channels) {
+                if (ch.isOpen()) {
+                    assertTrue(budgeted.reconfigure(ch, session()));
+                }
+            }
+            VirtualTime.advance(ticker, budgeted, 5_000, channels);
+            for (EmbeddedChannel ch : channels) {
+                assertFalse(ch.isOpen(), "drained though reconfigured while its DRAIN waited for the budget");
+            }
+            assertEquals(0, budgeted.stats().staleVerdicts(), "a DRAIN is no stale verdict");
+        } finally {
+            channels.forEach(EmbeddedChannel::finishAndReleaseAll);
+            budgeted.close();
+        }
+    }
+
+    /** Item 10: a drain during a max-age grace says no second goodbye, and closes within its window. */
+    @Test
+    void aDrainDuringAMaxAgeGraceSaysNoSecondGoodbye() throws Exception {
+        KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
+        HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofMinutes(10)).maxAge(Duration.ofSeconds(1))
+                .maxAgeGrace(Duration.ofSeconds(30)).goodbye(Probes.webSocket()).build();
+        EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), r);
+        step(1_100);
+        assertEquals(List.of(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ofSeconds(30)).toString()),
+                strings(r.events));
+        monitor.drain(Duration.ofSeconds(2));
+        step(2_100);
+        assertFalse(ch.isOpen(), "the drain's window ends before the grace: closed by the drain");
+        assertEquals(1, r.events.stream().filter(e -> e instanceof HeartbeatGoodbyeEvent).count(),
+                "one goodbye event: " + r.events);
+        int closeFrames = 0;
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            closeFrames += o instanceof CloseWebSocketFrame ? 1 : 0;
+            ReferenceCountUtil.release(o);
+        }
+        assertEquals(1, closeFrames, "one Close frame");
+        assertEquals(HeartbeatCloseEvent.of(CloseReason.DRAIN), r.events.get(r.events.size() - 1));
+    }
+
+    /**
+     * Item 8: an overload close held by the veto is looked at again when the hold ends, not at every
+     * cycle, and counted once, when it happens.
+     */
+    @Test
+    void anOverloadCloseHeldByTheVetoIsNotJudgedAgainEveryCycle() {
+        AtomicBoolean busy = new AtomicBoolean(true);
+        EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
+                .readerIdle(Duration.ofSeconds(4)).holdWhile(c -> busy.get()).build()),
+                new KeepAliveTest.Recorder());
+        step(2_500);
+        long checksBefore = monitor.stats().timer().expired();
+        monitor.reduceIdleTimeouts(0.5);
+        step(500);
+        long checks = monitor.stats().timer().expired() - checksBefore;
+        assertTrue(ch.isOpen(), "held: work in flight");
+        assertTrue(checks <= 5, "a held close is looked at when its hold ends, not every cycle: " + checks);
+        assertEquals(0, monitor.overloadCloses(), "nothing closed yet");
+        assertEquals(0, monitor.stats().stallRechecks(), "no stall: the worker kept up");
+        busy.set(false);
+        step(1_200);
+        assertFalse(ch.isOpen());
+        assertEquals(1, monitor.overloadCloses());
+    }
+
+    /** Item 12: a guard already due when it is configured acts at once, and that is no worker stall. */
+    @Test
+    void aMaxAgeAlreadyReachedWhenConfiguredActsAtOnce() {
+        KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
+        EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
+                .readerIdle(Duration.ofSeconds(60)).maxAge(Duration.ofHours(1)).build()), r);
+        step(50_000);
+        ch.writeInbound("keep it alive");
+        assertTrue(monitor.reconfigure(ch, HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(5))
+                .maxAge(Duration.ofSeconds(20)).build()));
+        step(100);
+        assertFalse(ch.isOpen(), "50 s old, max age 20 s: closed at once");
+        assertEquals(strings(List.of(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ZERO),
+                HeartbeatCloseEvent.of(CloseReason.MAX_AGE))), strings(r.events));
+        assertEquals(0, monitor.stats().stallRechecks(), "no stall: the worker kept up");
+    }
+
+    private static HeartbeatConfig loginDeadline() {
+        return HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(60)).build();
+    }
+
+    private static HeartbeatConfig session() {
+        return HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(5)).build();
+    }
+}
