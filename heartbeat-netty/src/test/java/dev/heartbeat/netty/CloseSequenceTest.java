@@ -37,12 +37,6 @@ class CloseSequenceTest {
         world.close();
     }
 
-    /** Advances in 1 ms steps, running the channels' tasks after each (an event loop that keeps up). */
-    private void step(long millis) {
-        for (long i = 0; i < millis; i++) {
-            world.advance(1);
-        }
-    }
 
     /** The events as their strings (the events have no equals: a user compares reasons). */
     private static List<String> strings(List<Object> events) {
@@ -61,11 +55,11 @@ class CloseSequenceTest {
                 }).build();
         KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
         EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), r);
-        step(12_990);
+        world.step(12_990);
         assertTrue(ch.isOpen(), "held: asked at " + askedAt);
         assertEquals(3, askedAt.size(), "asked at 10, 11 and 12 s: " + askedAt);
         assertTrue(askedAt.get(1) >= 11_000 && askedAt.get(1) < 11_050, "asked again when the 1 s ran out: " + askedAt);
-        step(60);
+        world.step(60);
         assertFalse(ch.isOpen(), "closed at 13 s: held 3 s, its bound");
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.READER_IDLE)), r.events);
         assertEquals(1, monitor.closeHoldsExpired());
@@ -77,10 +71,10 @@ class CloseSequenceTest {
         KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
         EmbeddedChannel ch = world.channel(monitor.newHandler(loginDeadline()), r);
         var spread = monitor.drain(Duration.ofSeconds(10));
-        step(1_000);
+        world.step(1_000);
         assertEquals(1, spread.get());
         assertTrue(monitor.reconfigure(ch, session()));
-        step(9_100);
+        world.step(9_100);
         assertFalse(ch.isOpen(), "a drain closes every channel within its window");
         assertEquals(strings(List.of(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, Duration.ZERO),
                 HeartbeatCloseEvent.of(CloseReason.DRAIN))), strings(r.events));
@@ -124,11 +118,11 @@ class CloseSequenceTest {
         HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofMinutes(10)).maxAge(Duration.ofSeconds(1))
                 .maxAgeGrace(Duration.ofSeconds(30)).goodbye(Probes.webSocket()).build();
         EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), r);
-        step(1_100);
+        world.step(1_100);
         assertEquals(List.of(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ofSeconds(30)).toString()),
                 strings(r.events));
         monitor.drain(Duration.ofSeconds(2));
-        step(2_100);
+        world.step(2_100);
         assertFalse(ch.isOpen(), "the drain's window ends before the grace: closed by the drain");
         assertEquals(1, r.events.stream().filter(e -> e instanceof HeartbeatGoodbyeEvent).count(),
                 "one goodbye event: " + r.events);
@@ -151,17 +145,17 @@ class CloseSequenceTest {
         EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
                 .readerIdle(Duration.ofSeconds(4)).holdWhile(c -> busy.get()).build()),
                 new KeepAliveTest.Recorder());
-        step(2_500);
+        world.step(2_500);
         long checksBefore = monitor.stats().timer().expired();
         monitor.reduceIdleTimeouts(0.5);
-        step(500);
+        world.step(500);
         long checks = monitor.stats().timer().expired() - checksBefore;
         assertTrue(ch.isOpen(), "held: work in flight");
         assertTrue(checks <= 5, "a held close is looked at when its hold ends, not every cycle: " + checks);
         assertEquals(0, monitor.overloadCloses(), "nothing closed yet");
         assertEquals(0, monitor.stats().stallRechecks(), "no stall: the worker kept up");
         busy.set(false);
-        step(1_200);
+        world.step(1_200);
         assertFalse(ch.isOpen());
         assertEquals(1, monitor.overloadCloses());
     }
@@ -172,11 +166,11 @@ class CloseSequenceTest {
         KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
         EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
                 .readerIdle(Duration.ofSeconds(60)).maxAge(Duration.ofHours(1)).build()), r);
-        step(50_000);
+        world.step(50_000);
         ch.writeInbound("keep it alive");
         assertTrue(monitor.reconfigure(ch, HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(5))
                 .maxAge(Duration.ofSeconds(20)).build()));
-        step(100);
+        world.step(100);
         assertFalse(ch.isOpen(), "50 s old, max age 20 s: closed at once");
         assertEquals(strings(List.of(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ZERO),
                 HeartbeatCloseEvent.of(CloseReason.MAX_AGE))), strings(r.events));

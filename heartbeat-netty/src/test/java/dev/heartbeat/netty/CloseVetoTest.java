@@ -31,12 +31,6 @@ class CloseVetoTest {
         world.close();
     }
 
-    /** Advances in 1 ms steps, running the channels' tasks after each (the event loop keeps up). */
-    private void step(long millis) {
-        for (long i = 0; i < millis; i++) {
-            world.advance(1);
-        }
-    }
 
     private static HeartbeatConfig.Builder readerIdle1s() {
         return HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1));
@@ -47,13 +41,13 @@ class CloseVetoTest {
         AtomicBoolean busy = new AtomicBoolean(true);
         KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
         EmbeddedChannel ch = world.channel(monitor.newHandler(readerIdle1s().holdWhile(c -> busy.get()).build()), r);
-        step(1_500);
+        world.step(1_500);
         assertTrue(ch.isOpen(), "held at 1 s: a request is in flight");
         assertEquals(1, monitor.closesHeld());
         busy.set(false);
-        step(400);
+        world.step(400);
         assertTrue(ch.isOpen(), "not before the re-check, a second after the hold");
-        step(110);
+        world.step(110);
         assertFalse(ch.isOpen(), "closed at the re-check: still idle, nothing in flight");
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.READER_IDLE)), r.events);
     }
@@ -63,12 +57,12 @@ class CloseVetoTest {
         AtomicBoolean busy = new AtomicBoolean(true);
         EmbeddedChannel ch = world.channel(monitor.newHandler(readerIdle1s().holdWhile(c -> busy.get()).build()),
                 new KeepAliveTest.Recorder());
-        step(1_500);
+        world.step(1_500);
         ch.writeInbound("response data");
         busy.set(false);
-        step(900);
+        world.step(900);
         assertTrue(ch.isOpen(), "the re-check at 2 s finds a read at 1.5 s: not idle");
-        step(150);
+        world.step(150);
         assertFalse(ch.isOpen(), "idle a second after the read");
     }
 
@@ -80,9 +74,9 @@ class CloseVetoTest {
                     asked.incrementAndGet();
                     return CloseDecision.extend(Duration.ofSeconds(1));
                 }).build()), new KeepAliveTest.Recorder());
-        step(3_990);
+        world.step(3_990);
         assertTrue(ch.isOpen());
-        step(20);
+        world.step(20);
         assertFalse(ch.isOpen(), "closed 3 s after the first hold at 1 s");
         assertEquals(3, asked.get(), "asked at 1, 2 and 3 s; the bound closes without asking");
         assertEquals(1, monitor.closeHoldsExpired());
@@ -93,7 +87,7 @@ class CloseVetoTest {
         EmbeddedChannel ch = world.channel(monitor.newHandler(readerIdle1s().beforeClose((c, reason) -> {
             throw new IllegalStateException("veto bug (expected by the test)");
         }).build()), new KeepAliveTest.Recorder());
-        step(1_010);
+        world.step(1_010);
         assertFalse(ch.isOpen());
         assertEquals(1, monitor.stats().actionFailures());
     }
@@ -104,7 +98,7 @@ class CloseVetoTest {
         EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.events().maxAge(Duration.ofSeconds(1))
                 .maxAgeGrace(Duration.ofSeconds(30)).goodbye(Probes.webSocket())
                 .beforeClose((c, reason) -> CloseDecision.CLOSE_NOW).build()), r);
-        step(1_010);
+        world.step(1_010);
         assertFalse(ch.isOpen());
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.MAX_AGE)), r.events, "no goodbye event");
         assertNull(ch.readOutbound(), "no goodbye frame");
@@ -117,10 +111,10 @@ class CloseVetoTest {
         EmbeddedChannel ch = world.channel(monitor.newHandler(HeartbeatConfig.events().maxAge(Duration.ofSeconds(1))
                 .beforeClose((c, reason) -> asked.getAndIncrement() == 0
                         ? CloseDecision.extend(Duration.ofSeconds(2)) : CloseDecision.PROCEED).build()), r);
-        step(2_990);
+        world.step(2_990);
         assertTrue(ch.isOpen());
         assertTrue(r.events.isEmpty());
-        step(20);
+        world.step(20);
         assertFalse(ch.isOpen(), "closed at 3 s: the age plus the extension");
         assertInstanceOf(HeartbeatGoodbyeEvent.class, r.events.get(0));
     }
@@ -143,10 +137,10 @@ class CloseVetoTest {
                 .interval(Duration.ofSeconds(1)).timeout(Duration.ofSeconds(1)).maxMissedPings(1)
                 .beforeClose((c, reason) -> hold.get() ? CloseDecision.extend(Duration.ofSeconds(1))
                         : CloseDecision.PROCEED).build()), new KeepAliveTest.Recorder());
-        step(2_100);
+        world.step(2_100);
         assertTrue(ch.isOpen(), "the ping timeout at 2 s is held");
         hold.set(false);
-        step(1_000);
+        world.step(1_000);
         assertFalse(ch.isOpen(), "and goes ahead at its re-check");
         assertEquals(1, monitor.stats().closed(CloseReason.PING_TIMEOUT));
     }

@@ -60,6 +60,16 @@ final class VirtualTime {
             return ch;
         }
 
+        /**
+         * Moves time on by {@code millis} in 1 ms steps, running a worker cycle and then the channels'
+         * pending tasks after each: an event loop that keeps up, so actions happen at their times.
+         */
+        void step(long millis) {
+            for (long i = 0; i < millis; i++) {
+                advance(1);
+            }
+        }
+
         /** {@link VirtualTime#advance} for this world's channels. */
         void advance(long millis) {
             VirtualTime.advance(ticker, monitor, millis, channels);
