@@ -57,6 +57,6 @@ final class ClosePolicy extends IdlePolicy {
         if (!h.canStillAct(serial)) {
             return; // a handler reacted to the event or exception (closed, removed or reconfigured): done
         }
-        h.closeOnce(ctx);
+        h.closeWithGoodbye(ctx, reason);
     }
 }

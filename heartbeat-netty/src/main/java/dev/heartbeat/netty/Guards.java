@@ -325,6 +325,7 @@ final class Guards {
         if ((bits & UNWRITABLE) != 0 && g.unwritable() && !channel.isWritable()
                 && now - g.unwritableSince() >= maxUnwritableNanos) {
             if (h.announceClose(ctx, CloseReason.UNWRITABLE, now - g.unwritableSince())) {
+                h.goodbyeOnce(ctx, CloseReason.UNWRITABLE); // not waited for: it queues behind unread bytes
                 h.closeOnce(ctx);
             }
             return;
@@ -334,6 +335,7 @@ final class Guards {
             if (buf != null && g.stalled(System.identityHashCode(buf.current()), buf.totalPendingWriteBytes(),
                     buf.currentProgress(), h.lastWriteOpaque(), now, writeStallNanos)) {
                 if (h.announceClose(ctx, CloseReason.WRITE_STALL, g.stallNanos(now))) {
+                    h.goodbyeOnce(ctx, CloseReason.WRITE_STALL); // not waited for: it queues behind unread bytes
                     h.closeOnce(ctx);
                 }
                 return;

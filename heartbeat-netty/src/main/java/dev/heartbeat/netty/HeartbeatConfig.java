@@ -657,10 +657,14 @@ public final class HeartbeatConfig {
         }
 
         /**
-         * Whose goodbye to write when a channel reaches its {@link #maxAge} or is drained
-         * ({@code HeartbeatMonitor.drain}): {@link Probes#http2()} (GOAWAY), {@link Probes#webSocket()}
-         * (Close 1001 "going away"), or a custom {@link Probe} overriding {@link Probe#newGoodbye}.
-         * Defaults to the ping policy's probe; none for the other policies (then only the
+         * Whose goodbye to write, with the reason, before every close Heartbeat makes: at the
+         * {@link #maxAge}, in a drain ({@code HeartbeatMonitor.drain}) and for every policy close
+         * (idle, ping timeout, write stall, unwritable, overload): {@link Probes#http2()} (GOAWAY),
+         * {@link Probes#webSocket()} (Close 1001 "going away"), or a custom {@link Probe} overriding
+         * {@link Probe#newGoodbye}. A channel is told one goodbye at most, whoever closes it. The close
+         * waits for the goodbye's write, at most 1 s, except after a write stall or an unwritable spell,
+         * where it would queue behind bytes the peer is not reading. Defaults to the ping policy's
+         * probe; none for the other policies (then at max age and in a drain only the
          * {@link HeartbeatGoodbyeEvent} is fired, for the application to say its own goodbye).
          */
         public Builder goodbye(Probe probe) {

@@ -888,7 +888,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         int policyBits = bits & POLICY_BITS;
         int serial = serial();
         if ((guardBits & Guards.DRAIN) != 0) {
-            drain(ctx, cfg);
+            drain(ctx);
             return;
         }
         if (guardBits != 0 && g != null) {
@@ -952,24 +952,49 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     /**
      * Event loop: this channel's drain slot came: the goodbye event, the close event, the protocol
-     * goodbye, and the close once the goodbye is written.
+     * goodbye, and the close once the goodbye is written. A channel that was told its goodbye already
+     * (max age, in its grace) is not told again; the drain's window still bounds its close.
      */
-    private void drain(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
+    private void drain(ChannelHandlerContext ctx) {
         int serial = serial();
-        if (SIDE.getOpaque(this) instanceof GuardState g && g.phase() != GuardState.LIVING) {
-            // A goodbye was said already (max age, in its grace): the peer is not told twice; the
-            // drain's window still bounds the close.
-            if (announceClose(ctx, CloseReason.DRAIN, 0, false)) {
-                closeOnce(ctx);
-            }
-            return;
+        if (!goodbyeSaid()) {
+            ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
         }
-        ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
-        if (!canStillAct(serial) || !announceClose(ctx, CloseReason.DRAIN, 0, false)) {
-            return; // the application closed, removed or reconfigured in reaction
+        if (canStillAct(serial) && announceClose(ctx, CloseReason.DRAIN, 0, false)) {
+            closeWithGoodbye(ctx, CloseReason.DRAIN); // (else the application closed, removed or reconfigured)
         }
-        closeAfter(ctx, Guards.sayGoodbye(this, ctx, cfg.guards == null ? null : cfg.guards.goodbye,
-                CloseReason.DRAIN));
+    }
+
+    /** Event loop: whether this channel was told a goodbye already (its max age began one). */
+    private boolean goodbyeSaid() {
+        return SIDE.getOpaque(this) instanceof GuardState g && g.phase() != GuardState.LIVING;
+    }
+
+    /**
+     * Event loop: the end of the close sequence, for a close announced for {@code reason}
+     * ({@link #announceClose}): the protocol's goodbye with the reason ({@link #goodbyeOnce}), and the
+     * close once it is written, at most {@link Guards#GOODBYE_WRITE_WAIT_NANOS} later.
+     */
+    void closeWithGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+        closeAfter(ctx, goodbyeOnce(ctx, reason));
+    }
+
+    /**
+     * Event loop: writes and flushes the configuration's goodbye probe's goodbye for {@code reason}
+     * (HTTP/2 GOAWAY, WebSocket Close, a line: see {@link Probe#newGoodbye}), unless the channel has
+     * none or was told one already: a goodbye is said at most once per channel, whoever closes.
+     *
+     * @return the goodbye's write, or null if none was written
+     */
+    ChannelFuture goodbyeOnce(ChannelHandlerContext ctx, CloseReason reason) {
+        Guards guards = config.config.guards;
+        if (guards == null || guards.goodbye == null || goodbyeSaid()) {
+            return null;
+        }
+        if (SIDE.getOpaque(this) instanceof GuardState g) {
+            g.goodbyeBegan(GuardState.SAID, config.ticker.nanoTime());
+        }
+        return Guards.sayGoodbye(this, ctx, guards.goodbye, reason);
     }
 
     /** Event loop: whether an action may still run: the handler is active and the channel open. */

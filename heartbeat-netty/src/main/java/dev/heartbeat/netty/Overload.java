@@ -61,7 +61,7 @@ final class Overload {
                 : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
         if (h.announceClose(ctx, reason, now - IdlePolicy.lastActivity(h, kind))) {
             h.monitor().overloadClose(); // counted when it goes ahead: a close the veto holds is not one yet
-            h.closeOnce(ctx);
+            h.closeWithGoodbye(ctx, reason);
         }
     }
 

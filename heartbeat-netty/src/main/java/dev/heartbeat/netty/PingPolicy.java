@@ -282,7 +282,7 @@ final class PingPolicy extends HandlerPolicy {
         if ((bits & READER_IDLE_CLOSE) != 0) {
             if (!busy && now - read >= cfg.readerCloseNanos
                     && h.announceClose(ctx, CloseReason.READER_IDLE, now - read)) {
-                h.closeOnce(ctx);
+                h.closeWithGoodbye(ctx, CloseReason.READER_IDLE);
             }
             return; // else read since the verdict: the worker sees it and waits
         }
@@ -295,7 +295,7 @@ final class PingPolicy extends HandlerPolicy {
                 if (cfg.tuner != null && ctx.channel().remoteAddress() != null) {
                     cfg.tuner.failed(ctx.channel().remoteAddress(), cfg.pingInterval()); // died while idle
                 }
-                h.closeOnce(ctx);
+                h.closeWithGoodbye(ctx, CloseReason.PING_TIMEOUT);
             }
             return;
         }

@@ -177,6 +177,36 @@ class CloseSequenceTest {
         assertEquals(0, monitor.stats().stallRechecks(), "no stall: the worker kept up");
     }
 
+    /**
+     * Item 20: every close Heartbeat makes says its reason with the protocol's goodbye, where there is
+     * one, not only max age and drain: a silent peer closed for PING_TIMEOUT, an idle one for
+     * READER_IDLE.
+     */
+    @Test
+    void aPolicyCloseSaysItsReasonWithTheProtocolGoodbye() {
+        EmbeddedChannel pinged = world.channel(monitor.newHandler(HeartbeatConfig.ping(Probes.webSocket())
+                .interval(Duration.ofSeconds(1)).timeout(Duration.ofSeconds(1)).maxMissedPings(1).build()));
+        EmbeddedChannel idle = world.channel(monitor.newHandler(HeartbeatConfig.closeWhenIdle()
+                .readerIdle(Duration.ofSeconds(1)).goodbye(Probes.webSocket()).build()));
+        world.step(2_100);
+        assertFalse(pinged.isOpen());
+        assertFalse(idle.isOpen());
+        assertEquals(List.of("1001 PING_TIMEOUT"), closeFrames(pinged));
+        assertEquals(List.of("1001 READER_IDLE"), closeFrames(idle));
+    }
+
+    /** The status and reason of each WebSocket Close frame the channel wrote (other frames released). */
+    private static List<String> closeFrames(EmbeddedChannel ch) {
+        List<String> frames = new ArrayList<>();
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            if (o instanceof CloseWebSocketFrame close) {
+                frames.add(close.statusCode() + " " + close.reasonText());
+            }
+            ReferenceCountUtil.release(o);
+        }
+        return frames;
+    }
+
     private static HeartbeatConfig loginDeadline() {
         return HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(60)).build();
     }
