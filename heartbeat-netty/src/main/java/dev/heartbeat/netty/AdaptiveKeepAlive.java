@@ -21,14 +21,27 @@ import java.util.Optional;
  * safe minimum. Thread-safe; keeps at most {@code capacity} peers (the
  * least recently used are forgotten); allocates only when it meets a new peer.
  *
+ * <p>Wired to Heartbeat's handler, each channel pings at the interval learned for its remote address,
+ * reports each of its own keep-alives, and moves to the new interval after each, so a connection that
+ * stays up for days learns as well as one that reconnects:
  * <pre>{@code
- * AdaptiveKeepAlive<InetSocketAddress> tuner = AdaptiveKeepAlive.builder().build();
- * Duration interval = tuner.interval(remote);                   // before connecting: the ping interval to use
- * ...                                                           // ping at that interval (whenWriterIdle())
- * tuner.succeeded(remote, interval);                            // an answer came after an idle gap of interval
- * tuner.failed(remote, interval);                               // no answer: the connection died while idle
- * tuner.tooManyPings(remote);                                   // the server said calm down (GOAWAY too_many_pings)
+ * AdaptiveKeepAlive<SocketAddress> tuner = AdaptiveKeepAlive.builder().build();  // for all of a client's channels
+ * HeartbeatConfig cfg = HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(30))
+ *         .whenWriterIdle().adaptiveInterval(tuner).build();
+ * ch.pipeline().addLast(http2FrameCodec, monitor.newHandler(cfg), ...);
  * store(tuner.states());  ...  tuner.restore(remote, saved);    // persist what was learned across restarts
+ * }</pre>
+ *
+ * <p>By hand, in a keep-alive loop of one's own, the interval is read again after every result, not
+ * once per connection; a keep-alive counts when nothing but the previous keep-alive and its answer
+ * crossed the path for the interval before it:
+ * <pre>{@code
+ * Duration interval = tuner.interval(remote);                   // the ping interval to use now
+ * ...                                                           // a keep-alive after an idle gap of interval
+ * tuner.succeeded(remote, interval);                            // it was answered: the path carried that gap
+ * tuner.failed(remote, interval);                               // no answer, or a reset: the path dropped it
+ * interval = tuner.interval(remote);                            // after each: ping at this, on this connection too
+ * tuner.tooManyPings(remote);                                   // the server said calm down (GOAWAY too_many_pings)
  * }</pre>
  *
  * <p>A result counts for the interval it names, whatever the current one is: a success at {@code i}
@@ -115,17 +128,28 @@ public final class AdaptiveKeepAlive<K> {
         }
     }
 
-    /** A keep-alive at {@code interval} was answered after an idle gap that long: the path carries it. */
+    /**
+     * A keep-alive at {@code interval} was answered after an idle gap that long: the path carries it.
+     *
+     * @throws IllegalArgumentException if {@code interval} is below {@link HeartbeatConfig#MIN_TIMEOUT}
+     *     or above {@link HeartbeatConfig#MAX_TIMEOUT}: no ping has such an interval
+     */
     public void succeeded(K peer, Duration interval) {
-        long i = interval.toNanos();
+        long i = inRange("succeeded: interval", interval).toNanos();
         synchronized (peers) {
             peer(peer).succeeded(i);
         }
     }
 
-    /** A keep-alive at {@code interval} went unanswered: the connection died while idle for that long. */
+    /**
+     * A keep-alive at {@code interval} went unanswered, or was answered with a reset: the connection
+     * died while idle for that long.
+     *
+     * @throws IllegalArgumentException if {@code interval} is below {@link HeartbeatConfig#MIN_TIMEOUT}
+     *     or above {@link HeartbeatConfig#MAX_TIMEOUT}: no ping has such an interval
+     */
     public void failed(K peer, Duration interval) {
-        long i = interval.toNanos();
+        long i = inRange("failed: interval", interval).toNanos();
         synchronized (peers) {
             peer(peer).failed(i);
         }
@@ -177,6 +201,16 @@ public final class AdaptiveKeepAlive<K> {
             peers.put(key, p);
         }
         return p;
+    }
+
+    /** {@code d}, if between {@link HeartbeatConfig#MIN_TIMEOUT} and {@link HeartbeatConfig#MAX_TIMEOUT}. */
+    private static Duration inRange(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.compareTo(HeartbeatConfig.MIN_TIMEOUT) < 0 || d.compareTo(HeartbeatConfig.MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(name + " must be between " + HeartbeatConfig.MIN_TIMEOUT + " and "
+                    + HeartbeatConfig.MAX_TIMEOUT + ": " + d);
+        }
+        return d;
     }
 
     private long clamp(long nanos, long floor) {
@@ -297,20 +331,32 @@ public final class AdaptiveKeepAlive<K> {
          * The safe interval a new peer starts at, and the shortest ever used (30 s by default).
          *
          * @throws IllegalArgumentException if below {@link HeartbeatConfig#MIN_TIMEOUT} or above the maximum
+         *     as set so far (to raise both, set {@link #maxInterval} first)
          */
         public Builder minInterval(Duration interval) {
-            this.min = positive("minInterval", interval);
+            Duration d = inRange("minInterval", interval);
+            if (d.compareTo(max) > 0) {
+                throw new IllegalArgumentException("minInterval " + d + " is longer than maxInterval " + max
+                        + ": raise maxInterval first");
+            }
+            this.min = d;
             return this;
         }
 
         /**
          * The longest interval ever tried (30 min by default).
          *
-         * @throws IllegalArgumentException if below {@link HeartbeatConfig#MIN_TIMEOUT} or above
-         *     {@link HeartbeatConfig#MAX_TIMEOUT}
+         * @throws IllegalArgumentException if below {@link HeartbeatConfig#MIN_TIMEOUT}, above
+         *     {@link HeartbeatConfig#MAX_TIMEOUT}, or below the minimum as set so far (to lower both, set
+         *     {@link #minInterval} first)
          */
         public Builder maxInterval(Duration interval) {
-            this.max = positive("maxInterval", interval);
+            Duration d = inRange("maxInterval", interval);
+            if (d.compareTo(min) < 0) {
+                throw new IllegalArgumentException("maxInterval " + d + " is shorter than minInterval " + min
+                        + ": lower minInterval first");
+            }
+            this.max = d;
             return this;
         }
 
@@ -321,7 +367,7 @@ public final class AdaptiveKeepAlive<K> {
          * @throws IllegalArgumentException if below {@link HeartbeatConfig#MIN_TIMEOUT}
          */
         public Builder step(Duration step) {
-            this.step = positive("step", step);
+            this.step = inRange("step", step);
             return this;
         }
 
@@ -365,25 +411,9 @@ public final class AdaptiveKeepAlive<K> {
             return this;
         }
 
-        /**
-         * A tuner.
-         *
-         * @throws IllegalStateException if the minimum interval is longer than the maximum
-         */
+        /** A tuner (the setters keep the minimum at or below the maximum). */
         public <K> AdaptiveKeepAlive<K> build() {
-            if (min.compareTo(max) > 0) {
-                throw new IllegalStateException("minInterval " + min + " is longer than maxInterval " + max);
-            }
             return new AdaptiveKeepAlive<>(this);
-        }
-
-        private static Duration positive(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.compareTo(HeartbeatConfig.MIN_TIMEOUT) < 0 || d.compareTo(HeartbeatConfig.MAX_TIMEOUT) > 0) {
-                throw new IllegalArgumentException(name + " must be between " + HeartbeatConfig.MIN_TIMEOUT + " and "
-                        + HeartbeatConfig.MAX_TIMEOUT + ": " + d);
-            }
-            return d;
         }
 
         private static int count(String name, int n) {

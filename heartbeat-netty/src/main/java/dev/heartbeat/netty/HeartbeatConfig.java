@@ -720,9 +720,11 @@ public final class HeartbeatConfig {
         /**
          * Client keep-alive behind unknown NATs: each channel pings at the interval {@code tuner} has
          * learned for its remote address ({@link AdaptiveKeepAlive#interval}; the {@link #interval}
-         * set here serves channels without a remote address), and reports back: an answer to a ping
-         * sent after that long with no traffic either way is a success, a close for
-         * {@link CloseReason#PING_TIMEOUT} a failure, a {@code too_many_pings} from the peer a
+         * set here serves channels without a remote address), reports back on its own pings, and
+         * moves to the tuner's interval after each answer: an answer to a ping sent after that long
+         * with nothing else either way (our previous ping's answer is no traffic) is a success; such a
+         * ping unanswered at a close for {@link CloseReason#PING_TIMEOUT}, or when the channel is
+         * closed by the peer (a reset), a failure; a {@code too_many_pings} from the peer a
          * {@link AdaptiveKeepAlive#tooManyPings}. Needs {@link #whenWriterIdle()} and a probe that
          * recognises its answers (checked by {@link #build()}).
          */

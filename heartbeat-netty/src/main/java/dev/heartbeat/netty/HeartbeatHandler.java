@@ -266,6 +266,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (lifecycle() == ACTIVE && config.config.tuner != null) { // not closed by Heartbeat: a reset?
+            AdaptiveInterval.lost(this, config.config, ctx.channel());
+        }
         destroy();
         ctx.fireChannelInactive();
     }
@@ -277,10 +280,8 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         lifecycle(ACTIVE);
         this.ctx = ctx;
         HeartbeatMonitor monitor = config.monitor;
-        HeartbeatConfig cfg = config.config;
-        java.net.SocketAddress remote = ctx.channel().remoteAddress();
-        if (cfg.tuner != null && remote != null) { // this channel's own interval, before anything is published
-            cfg = cfg.withInterval(cfg.tuner.interval(remote).toNanos());
+        HeartbeatConfig cfg = AdaptiveInterval.configFor(config.config, ctx.channel()); // an adaptive interval
+        if (cfg != config.config) { // this channel's own interval, before anything is published
             CONFIG.setRelease(this, monitor.bind(cfg));
         }
         long now = monitor.ticker.nanoTime();
@@ -329,10 +330,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     }
 
     /**
-     * The handler's executor: switches configuration; idleness is measured afresh from now, and any
-     * verdict the worker reached under the previous configuration is dropped.
+     * The handler's executor: switches configuration (an adaptive one at the interval its tuner learned
+     * for the channel's peer); idleness is measured afresh from now, and any verdict the worker reached
+     * under the previous configuration is dropped.
      */
-    void reconfigure(HeartbeatConfig cfg) {
+    void reconfigure(HeartbeatConfig requested) {
+        HeartbeatConfig cfg = ctx == null ? requested : AdaptiveInterval.configFor(requested, ctx.channel());
         HeartbeatMonitor monitor = config.monitor;
         BoundConfig bound = monitor.bind(cfg);
         if (cfg.tracksWrites && !(this instanceof Duplex) && ctx != null) {
@@ -648,16 +651,13 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     /**
      * Event loop: the peer said we ping too often: the channel's ping interval doubles (a
-     * reconfiguration, so idleness is measured afresh), counted, and announced with a
+     * reconfiguration, so idleness is measured afresh; with an adaptive interval, the tuner raises the
+     * peer's floor and the channel moves to it), counted, and announced with a
      * {@link HeartbeatPingBackoffEvent} so the application can remember it for its next connection
      * (say, {@code AdaptiveKeepAlive.tooManyPings(peer)}).
      */
     private void backOff(BoundConfig bound, ChannelHandlerContext ctx) {
-        HeartbeatConfig slower = bound.config.withDoubledInterval();
-        java.net.SocketAddress remote = ctx.channel().remoteAddress();
-        if (bound.config.tuner != null && remote != null) {
-            bound.config.tuner.tooManyPings(remote);
-        }
+        HeartbeatConfig slower = AdaptiveInterval.slower(bound.config, ctx.channel());
         reconfigure(slower);
         bound.monitor.pingBackoff();
         ctx.fireUserEventTriggered(new HeartbeatPingBackoffEvent(slower.pingInterval()));

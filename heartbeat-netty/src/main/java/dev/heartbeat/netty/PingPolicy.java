@@ -292,8 +292,8 @@ final class PingPolicy extends HandlerPolicy {
                 return; // answered after all, just now
             }
             if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
-                if (cfg.tuner != null && ctx.channel().remoteAddress() != null) {
-                    cfg.tuner.failed(ctx.channel().remoteAddress(), cfg.pingInterval()); // died while idle
+                if (cfg.tuner != null) {
+                    AdaptiveInterval.lost(h, cfg, ctx.channel()); // died while idle, if the ping probed that
                 }
                 h.closeWithGoodbye(ctx, CloseReason.PING_TIMEOUT);
             }

@@ -92,12 +92,8 @@ final class ProbeState extends RttEstimator {
                 long now = bound.ticker.nanoTime();
                 long written = h.pingWritten();
                 addSample(now - written);
-                AdaptiveKeepAlive<java.net.SocketAddress> tuner = bound.config.tuner;
-                if (tuner != null && written - lastRead >= bound.config.pingIntervalNanos
-                        && ctx.channel().remoteAddress() != null) {
-                    // Nothing read for the interval before the ping, nothing written (a keep-alive): the
-                    // path carried an idle gap that long.
-                    tuner.succeeded(ctx.channel().remoteAddress(), bound.config.pingInterval());
+                if (bound.config.tuner != null) { // before the answer is recorded: it looks at the previous one
+                    AdaptiveInterval.answered(h, bound.config, this, ctx.channel(), lastRead);
                 }
                 ANSWERED_AT.setOpaque(this, now); // before the flag: a reader that sees the flag sees the time
                 ever = EVER_ANSWERED;

@@ -7,7 +7,9 @@ package dev.heartbeat.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -44,6 +46,7 @@ class AdaptiveIntervalTest {
         world.advance(20);
         first.writeInbound(new DefaultHttp2PingFrame(ping.content(), true));
         assertEquals(Duration.ofSeconds(2), tuner.interval(peer), "1 s of silence both ways was carried");
+        first.close(); // by the application, with no ping awaiting its answer: no evidence either way
 
         EmbeddedChannel second = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
         assertEquals(Duration.ofSeconds(2), monitor.configOf(second).pingInterval());
@@ -53,6 +56,101 @@ class AdaptiveIntervalTest {
         assertFalse(second.isOpen());
         assertEquals(Duration.ofSeconds(1), tuner.interval(peer), "2 s failed: back to the last good 1 s");
         assertEquals(AdaptiveKeepAlive.Phase.SETTLED, tuner.state(peer).orElseThrow().phase());
+    }
+
+    @Test
+    void aLiveChannelLearnsOnItsOwnPingsAndMovesToTheLearnedInterval() {
+        EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        SocketAddress peer = ch.remoteAddress();
+        world.advance(1_010);
+        answer(ch, 20);
+        assertEquals(Duration.ofSeconds(2), tuner.interval(peer));
+        assertEquals(Duration.ofSeconds(2), monitor.configOf(ch).pingInterval(), "the open channel moved to it");
+        world.advance(1_990);
+        assertNull(ch.readOutbound(), "no ping before 2 s of silence after the answer");
+        world.advance(20);
+        answer(ch, 20); // after the previous answer, which is no traffic: the path carried 2 s
+        assertEquals(Duration.ofSeconds(3), tuner.interval(peer));
+        assertEquals(Duration.ofSeconds(3), monitor.configOf(ch).pingInterval());
+        world.advance(3_010);
+        answer(ch, 20);
+        assertEquals(Duration.ofSeconds(4), monitor.configOf(ch).pingInterval());
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void aServerPushBetweenPingsIsTrafficButTheAnswerToOurPreviousPingIsNot() {
+        EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        SocketAddress peer = ch.remoteAddress();
+        world.advance(1_010);
+        answer(ch, 20);
+        world.advance(1_000);
+        ch.writeInbound("server push"); // 1 s into the 2 s: the path was not idle for 2 s
+        world.advance(1_010);
+        answer(ch, 20);
+        assertEquals(Duration.ofSeconds(2), tuner.interval(peer), "not lengthened");
+        world.advance(2_010);
+        answer(ch, 20); // 2 s with nothing but our ping and its answer: that counts
+        assertEquals(Duration.ofSeconds(3), tuner.interval(peer));
+    }
+
+    @Test
+    void aResetWhileAQuietPingAwaitsItsAnswerIsAFailureOfItsInterval() {
+        EmbeddedChannel ch = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        SocketAddress peer = ch.remoteAddress();
+        world.advance(1_010);
+        answer(ch, 20);
+        world.advance(2_010);
+        assertInstanceOf(Http2PingFrame.class, ch.readOutbound());
+        reset(ch); // a NAT that forgot the mapping answers the ping with a reset
+        assertEquals(Duration.ofSeconds(1), tuner.interval(peer), "2 s failed: back to the last good 1 s");
+        assertEquals(AdaptiveKeepAlive.Phase.SETTLED, tuner.state(peer).orElseThrow().phase());
+        assertEquals(Duration.ofSeconds(2), tuner.state(peer).orElseThrow().ceiling());
+    }
+
+    @Test
+    void aResetWithNoQuietPingAwaitingItsAnswerIsNoFailure() {
+        EmbeddedChannel idle = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        SocketAddress peer = idle.remoteAddress();
+        world.advance(1_010);
+        answer(idle, 20);
+        world.advance(500);
+        reset(idle); // the ping was answered: whatever closed it, it was not the idle gap
+        EmbeddedChannel busy = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        world.advance(1_500);
+        busy.writeInbound("server push");
+        world.advance(510);
+        assertInstanceOf(Http2PingFrame.class, busy.readOutbound());
+        reset(busy); // the path carried a push 0.5 s before the ping: not the NAT's idle timeout
+        assertEquals(Duration.ofSeconds(2), tuner.interval(peer));
+        assertEquals(0, tuner.state(peer).orElseThrow().failures());
+    }
+
+    @Test
+    void reconfiguredToAnAdaptiveConfigurationAChannelPingsAtItsPeersLearnedInterval() {
+        EmbeddedChannel first = world.channel(monitor.newHandler(cfg), new KeepAliveTest.Recorder());
+        world.advance(1_010);
+        answer(first, 20);
+        first.close();
+        HeartbeatConfig plain = HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(30))
+                .whenWriterIdle().build();
+        EmbeddedChannel ch = world.channel(monitor.newHandler(plain), new KeepAliveTest.Recorder());
+        assertTrue(monitor.reconfigure(ch, cfg));
+        ch.runPendingTasks();
+        assertEquals(Duration.ofSeconds(2), monitor.configOf(ch).pingInterval());
+    }
+
+    /** Reads the channel's ping and, {@code rttMillis} later, answers it. */
+    private void answer(EmbeddedChannel ch, long rttMillis) {
+        Http2PingFrame ping = assertInstanceOf(Http2PingFrame.class, ch.readOutbound());
+        world.advance(rttMillis);
+        ch.writeInbound(new DefaultHttp2PingFrame(ping.content(), true));
+    }
+
+    /** The peer's reset: the transport closes the channel (as NIO does after a read fails), not the pipeline. */
+    private static void reset(EmbeddedChannel ch) {
+        ch.unsafe().close(ch.unsafe().voidPromise());
+        ch.runPendingTasks();
     }
 
     @Test
@@ -75,6 +173,7 @@ class AdaptiveIntervalTest {
                         "too_many_pings")));
         assertEquals(Duration.ofSeconds(2), tuner.interval(ch.remoteAddress()));
         assertEquals(Duration.ofSeconds(2), tuner.state(ch.remoteAddress()).orElseThrow().floor());
+        assertEquals(Duration.ofSeconds(2), monitor.configOf(ch).pingInterval(), "the channel at the tuner's interval");
     }
 
     @Test

@@ -155,7 +155,31 @@ class AdaptiveKeepAliveTest {
                         () -> AdaptiveKeepAlive.builder().step(Duration.ZERO)).getMessage());
         assertEquals("successesToGrow must be positive: 0", assertThrows(IllegalArgumentException.class,
                 () -> AdaptiveKeepAlive.builder().successesToGrow(0)).getMessage());
-        assertEquals("minInterval PT1H is longer than maxInterval PT30M", assertThrows(IllegalStateException.class,
-                () -> AdaptiveKeepAlive.builder().minInterval(Duration.ofHours(1)).build()).getMessage());
+    }
+
+    @Test
+    void shouldRefuseAMinimumAboveTheMaximumInTheSetterThatDocumentsIt() {
+        assertEquals("minInterval PT1H is longer than maxInterval PT30M: raise maxInterval first",
+                assertThrows(IllegalArgumentException.class,
+                        () -> AdaptiveKeepAlive.builder().minInterval(Duration.ofHours(1))).getMessage());
+        assertEquals("maxInterval PT10S is shorter than minInterval PT30S: lower minInterval first",
+                assertThrows(IllegalArgumentException.class,
+                        () -> AdaptiveKeepAlive.builder().maxInterval(Duration.ofSeconds(10))).getMessage());
+        AdaptiveKeepAlive<String> wide = AdaptiveKeepAlive.builder().maxInterval(Duration.ofHours(2))
+                .minInterval(Duration.ofHours(1)).build();
+        assertEquals(Duration.ofHours(1), wide.interval("peer"), "in that order, both are taken");
+    }
+
+    @Test
+    void shouldRefuseResultsForIntervalsNoPingCanHave() {
+        AdaptiveKeepAlive<String> tuner = tuner();
+        assertEquals("succeeded: interval must be between PT0.001S and " + HeartbeatConfig.MAX_TIMEOUT + ": PT0S",
+                assertThrows(IllegalArgumentException.class, () -> tuner.succeeded("peer", Duration.ZERO))
+                        .getMessage());
+        assertEquals("failed: interval must be between PT0.001S and " + HeartbeatConfig.MAX_TIMEOUT + ": PT-30S",
+                assertThrows(IllegalArgumentException.class, () -> tuner.failed("peer", Duration.ofSeconds(-30)))
+                        .getMessage());
+        assertThrows(NullPointerException.class, () -> tuner.succeeded("peer", null));
+        assertEquals(java.util.Optional.empty(), tuner.state("peer"), "nothing recorded for a refused result");
     }
 }
