@@ -19,6 +19,8 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+// Over 500 lines (listed in checkstyle.xml): the worker's lifecycle, request queue, parking and hosting protocol
+// share one state machine and its memory-ordering argument; about half is Javadoc.
 /**
  * One thread that owns a {@link TimingWheel}: any thread may {@linkplain #schedule schedule} or
  * {@linkplain #cancel cancel} an entry, without blocking or allocating; the worker applies the

@@ -7,6 +7,8 @@ package dev.heartbeat.core;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+// Over 500 lines (listed in checkstyle.xml): one data structure whose link, cascade and bitmap code share invariants
+// that read best in one place; half of it is the implementation notes.
 /**
  * A hierarchical timing wheel: schedule, move and cancel an intrusive {@link TimerEntry} in O(1)
  * without allocating, and expire due entries in {@link #advance} at most one tick late and never

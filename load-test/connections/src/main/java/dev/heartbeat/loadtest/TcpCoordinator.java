@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+// Over 500 lines (listed in checkstyle.xml): one run's timeline over processes (start, measure, drive, stop whatever
+// happens) reads as one sequence.
 /**
  * Runs one implementation over real loopback TCP: starts fresh demo servers (or uses running ones,
  * {@code --target}) and client workers, as many of each as the per-process file limit requires,
