@@ -155,16 +155,10 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
             } else {
-                long written = h.pingWritten();
-                long answerDue = written + timeout;
-                if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
-                    if (busy) { // traffic pushes the answer's deadline out (Envoy)
-                        return verdict(h, cfg, silentSince, now + poll, 0);
-                    }
-                    if (read - written > 0) {
-                        answerDue = read + timeout;
-                    }
+                if (cfg.ackMode == AckMode.MATCHED_EXTENDS && busy) { // traffic pushes the deadline out (Envoy)
+                    return verdict(h, cfg, silentSince, now + poll, 0);
                 }
+                long answerDue = answerDue(cfg, timeout, h.pingWritten(), read);
                 if (now - answerDue < 0) {
                     return verdict(h, cfg, silentSince, earliest(answerDue, now + poll), 0);
                 }
@@ -240,6 +234,29 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     /**
+     * Worker or event loop: when the ping written at {@code written} is missed, unless answered: a
+     * timeout after its write, or under {@link AckMode#MATCHED_EXTENDS} a timeout after the latest
+     * read since its write ({@code read}).
+     */
+    private static long answerDue(HeartbeatConfig cfg, long timeout, long written, long read) {
+        return cfg.ackMode == AckMode.MATCHED_EXTENDS && read - written > 0 ? read + timeout : written + timeout;
+    }
+
+    /**
+     * Event loop: whether the written ping, judged missed by the worker, is no longer missed now: it
+     * was answered, or under {@link AckMode#MATCHED_EXTENDS} traffic since pushed its deadline out.
+     * The worker's rule, applied to the current stamps.
+     */
+    private static boolean notMissed(HeartbeatConfig cfg, ProbeState probe, boolean busy, long read, long written,
+            long now) {
+        if (answered(cfg, probe, busy, read, written)) {
+            return true;
+        }
+        return cfg.ackMode == AckMode.MATCHED_EXTENDS
+                && (busy || now - answerDue(cfg, answerTimeoutNanos(cfg, probe), written, read) < 0);
+    }
+
+    /**
      * Worker: how long the written ping waits for its answer: the configured timeout, or with
      * {@code adaptiveTimeout} and a round-trip sample, {@code clamp(SRTT + 4 * RTTVAR, min, max)}.
      */
@@ -286,10 +303,10 @@ final class PingPolicy extends HandlerPolicy {
             }
             return; // else read since the verdict: the worker sees it and waits
         }
-        boolean answeredSinceWritten = answered(cfg, probe, busy, read, h.pingWritten());
+        long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
-            if (answeredSinceWritten) {
-                return; // answered after all, just now
+            if (notMissed(cfg, probe, busy, read, written, now)) {
+                return; // answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline
             }
             if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
                 if (cfg.tuner != null && ctx.channel().remoteAddress() != null) {
@@ -300,7 +317,7 @@ final class PingPolicy extends HandlerPolicy {
             return;
         }
         if ((bits & RESEND_PING) != 0) {
-            if (answeredSinceWritten) {
+            if (answered(cfg, probe, busy, read, written)) {
                 return; // the previous ping was answered just now: the worker sees it and waits
             }
         } else if ((bits & SEND_PING) != 0) {
