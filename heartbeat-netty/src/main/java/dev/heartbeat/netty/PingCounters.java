@@ -16,7 +16,10 @@ final class PingCounters {
     final String probe;
     /** Pings written successfully. */
     final LongAdder sent = new LongAdder();
-    /** Pings answered (by the ack mode's rule) before their timeout. */
+    /**
+     * Pings answered (by the ack mode's rule) before they were counted missed: at a matched answer,
+     * or when the worker finds other traffic answered them.
+     */
     final LongAdder acked = new LongAdder();
     /** Pings whose timeout passed without an answer. */
     final LongAdder missed = new LongAdder();

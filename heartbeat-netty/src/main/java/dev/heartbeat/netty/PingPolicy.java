@@ -25,10 +25,14 @@ import io.netty.util.concurrent.Future;
  * ({@link CloseReason#READER_IDLE}) once nothing was read for that long, judged from the read stamp
  * alone, so it needs no state of its own, and every re-arm is capped at its deadline.
  *
- * <p>Metrics: each ping written counts once at most, as acked when the worker finds it settled, or
- * as missed when its timeout passes (then it is not acked later, even if the close it led to is
- * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
- * wrote it counts as neither, as it was never sent.
+ * <p>Metrics: each ping written counts once at most, as acked or as missed, whichever comes first.
+ * Acked: at its matched answer, on the event loop, so a channel closed right after the answer keeps
+ * the count; or, answered by other traffic ({@link AckMode#ANY_INBOUND}), when the worker next finds
+ * it settled (within the timeout; a channel closed before that does not count it). Missed: when its
+ * timeout passes (then it is not acked later, even if the close it led to is vetoed and the answer
+ * comes after all). A ping the worker finds settled before the event loop wrote it counts as
+ * neither, as it was never sent. With a probe that matches answers, the {@link ProbeState} holds
+ * the once-only claim both threads take; without one, only the worker counts.
  *
  * <p>Stateless. Per channel: the handler's stamps, its judgement word (flags and the pings missed in
  * a row), its policy slots (when the pending ping was decided and written) and on-wire flag, and a
@@ -142,7 +146,8 @@ final class PingPolicy extends HandlerPolicy {
             if (answered(cfg, probe, busy, read, h.pingDecidedAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
-                if (h.pingOnWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
+                if (h.pingOnWire() && (h.judgement() & OUTCOME_COUNTED) == 0
+                        && (probe == null || probe.claimOutcome())) { // else counted at its answer
                     bound.monitor.pingAcked(bound, rttNanos(h, probe));
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
@@ -163,7 +168,9 @@ final class PingPolicy extends HandlerPolicy {
                     return verdict(h, cfg, silentSince, earliest(answerDue, now + poll), 0);
                 }
                 if ((h.judgement() & OUTCOME_COUNTED) == 0) {
-                    bound.monitor.pingMissed(bound);
+                    if (probe == null || probe.claimOutcome()) { // else answered just now, and counted acked
+                        bound.monitor.pingMissed(bound);
+                    }
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
                 if (countMissedPing(h) >= cfg.maxMissedPings) {

@@ -95,6 +95,20 @@ class ProbeHandlerTest {
         VirtualTime.advance(ticker, monitor, millis, channels);
     }
 
+    /** A channel in {@code mode} closed at its first unanswered ping. */
+    private EmbeddedChannel closedAtFirstMiss(AckMode mode) {
+        return channel(HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(1).ackMode(mode).build(), new Application());
+    }
+
+    /** Runs the worker alone for {@code millis}, one cycle a millisecond: the event loops lag. */
+    private void workerAloneFor(long millis) {
+        for (long ms = 0; ms < millis; ms++) {
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            monitor.runOnce();
+        }
+    }
+
     /** Reads the ping the channel wrote and returns its answer line. */
     private static String answerTo(EmbeddedChannel ch) {
         String ping = ch.readOutbound();
@@ -189,15 +203,10 @@ class ProbeHandlerTest {
      */
     @Test
     void matchedExtendsIsNotClosedEarlyByAVerdictThatTrafficOvertook() {
-        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
-                .maxMissedPings(1).ackMode(AckMode.MATCHED_EXTENDS).build();
-        EmbeddedChannel ch = channel(cfg, new Application());
+        EmbeddedChannel ch = closedAtFirstMiss(AckMode.MATCHED_EXTENDS);
         advance(10_000 + 3);
         assertTrue(((String) ch.readOutbound()).startsWith("PING "));
-        for (int ms = 0; ms < 5_003; ms++) { // the worker alone: it decides the close, the event loop lags
-            ticker.advance(1, TimeUnit.MILLISECONDS);
-            monitor.runOnce();
-        }
+        workerAloneFor(5_003); // it decides the close, the event loop lags
         ch.writeInbound("data"); // before the event loop runs the close: the deadline is now 5 s from here
         ch.runPendingTasks();
         assertTrue(ch.isOpen(), "not closed at the read that moved the deadline");
@@ -312,15 +321,10 @@ class ProbeHandlerTest {
      */
     @Test
     void aPingCountedMissedIsNotAckedByALateAnswer() {
-        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
-                .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY).build();
-        EmbeddedChannel ch = channel(cfg, new Application());
+        EmbeddedChannel ch = closedAtFirstMiss(AckMode.MATCHED_ONLY);
         advance(10_000 + 3);
         String pong = answerTo(ch);
-        for (int ms = 0; ms < 5_003; ms++) { // the worker alone: it decides the close, the event loop lags
-            ticker.advance(1, TimeUnit.MILLISECONDS);
-            monitor.runOnce();
-        }
+        workerAloneFor(5_003); // it decides the close, the event loop lags
         assertEquals(1, monitor.stats().pings("custom").missed());
         ch.writeInbound(pong); // the answer comes before the event loop runs the close: called off
         ch.runPendingTasks();
