@@ -15,11 +15,18 @@ import io.netty.util.concurrent.Future;
  * pings in a row went unanswered for their timeout, the event loop closes the channel.
  *
  * <p>A miss is counted only for a ping the event loop has really written (see
- * {@link HeartbeatHandler#pingOnWire}), and only once the timeout has passed since that write: a lagging event
- * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
- * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
- * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
- * than the interval.
+ * {@link HeartbeatHandler#pingOnWire}), or tried to write and could not, and only once the timeout
+ * has passed since that write or attempt: a lagging event loop delays the verdict instead of closing
+ * a peer that was never pinged. Fail closed: a ping whose write failed or whose probe threw (a probe
+ * placed where its frame type is refused) counts as missed when the peer stays silent for its timeout
+ * after the attempt, so a silent peer is closed ({@link CloseReason#PING_TIMEOUT}) within the same
+ * bound, interval + maxMissedPings x timeout, whether or not its pings could be written; a read since
+ * the failed ping's decision proves the peer alive (in every ack mode) and forgives the misses. Such
+ * a ping counts as failed in the metrics, not as missed.
+ *
+ * <p>While a ping waits for its answer the worker looks at least every interval, so a prompt answer
+ * keeps the cadence at one ping per interval of silence even when the timeout is longer than the
+ * interval.
  *
  * <p>With {@code closeWhenReaderIdle}, a liveness check runs beside the pings: the channel is closed
  * ({@link CloseReason#READER_IDLE}) once nothing was read for that long, judged from the read stamp
@@ -152,8 +159,21 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
                 clearMissedPings(h);
+            } else if (!h.pingOnWire() && attemptFailed(h, now)) {
+                // Fail closed: a peer silent since is judged as if the ping went unanswered; one that
+                // talked since is alive (under the matched modes too: no ping of ours reached it).
+                if (busy || read - h.pingDecidedAt() >= 0) {
+                    h.judgement(h.judgement() & ~AWAITING_ANSWER);
+                    clearMissedPings(h);
+                } else {
+                    long due = h.pingWritten() + timeout;
+                    if (now - due < 0) {
+                        return verdict(h, cfg, silentSince, earliest(due, now + poll), 0);
+                    }
+                    return missed(h, cfg, silentSince, now, poll);
+                }
             } else if (!h.pingOnWire()) {
-                // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
+                // Not written yet (the event loop lags), or skipped: wait, then decide afresh.
                 long giveUp = h.pingDecidedAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
                     return verdict(h, cfg, silentSince, earliest(giveUp, now + poll), 0);
@@ -173,11 +193,7 @@ final class PingPolicy extends HandlerPolicy {
                     }
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
-                if (countMissedPing(h) >= cfg.maxMissedPings) {
-                    // The close is on its way; look again if it is vetoed.
-                    return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
-                }
-                return decide(h, cfg, silentSince, RESEND_PING, now, poll);
+                return missed(h, cfg, silentSince, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
@@ -208,6 +224,26 @@ final class PingPolicy extends HandlerPolicy {
             h.judgement((word & ~MISSED_BITS) | missed << MISSED_SHIFT);
         }
         return missed;
+    }
+
+    /** Worker: the pending ping is missed: close after {@code maxMissedPings} in a row, else ping again. */
+    private static int missed(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long now, long poll) {
+        if (countMissedPing(h) >= cfg.maxMissedPings) {
+            // The close is on its way; look again if it is vetoed.
+            return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
+        }
+        return decide(h, cfg, silentSince, RESEND_PING, now, poll);
+    }
+
+    /**
+     * Worker, while the decided ping is not on the wire: whether the event loop tried to write it and
+     * could not (the write failed, or the probe threw): then it stamped the attempt, at or after the
+     * decision, and cleared the on-wire flag. A ping not written yet still has an older stamp (a
+     * stamp from another policy's use of the slot, in the future, is no attempt either).
+     */
+    private static boolean attemptFailed(HeartbeatHandler h, long now) {
+        long attempted = h.pingWritten();
+        return attempted - h.pingDecidedAt() >= 0 && now - attempted >= 0;
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
@@ -312,8 +348,10 @@ final class PingPolicy extends HandlerPolicy {
         }
         long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
-            if (notMissed(cfg, probe, busy, read, written, now)) {
-                return; // answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline
+            if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
+                // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
+                // last ping could not be written (then written is the attempt) and the peer talked since.
+                return;
             }
             if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
                 if (cfg.tuner != null && ctx.channel().remoteAddress() != null) {
@@ -339,6 +377,8 @@ final class PingPolicy extends HandlerPolicy {
         try {
             ping = cfg.probe.newPing(ctx, probe != null ? probe.nextToken() : 0);
         } catch (Throwable t) {
+            h.pingWrote(now); // the attempt's time, for the worker's fail-closed judgement,
+            h.pingOffWire(); // and no ping on the wire
             h.bound().monitor.pingFailed(h, t);
             ctx.fireExceptionCaught(t);
             return;
@@ -351,7 +391,10 @@ final class PingPolicy extends HandlerPolicy {
         ctx.channel().writeAndFlush(ping).addListener(f -> writeDone(h, f));
     }
 
-    /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
+    /**
+     * Event loop: a ping's write completed. A failed ping is counted as failed, not sent; the worker
+     * judges a peer silent since the attempt as if the ping went unanswered (fail closed).
+     */
     private static void writeDone(HeartbeatHandler h, Future<? super Void> future) {
         BoundConfig bound = h.bound();
         if (future.isSuccess()) {
