@@ -42,9 +42,9 @@ import io.netty.channel.ChannelHandler;
  * {@code minInterval} after the previous accepted one is accepted. The first peer ping is measured
  * from the moment the channel became active, as gRPC measures it from the transport's start.
  *
- * <p>The policing needs no timer: it judges each peer ping when it arrives, on the event loop, from
- * one clock read. Its state is three fields in the policing handler, which only channels that police
- * pings carry.
+ * <p>The policing judges with no timer: each peer ping when it arrives, on the event loop, from one
+ * clock read; only a close schedules one task, the goodbye's capped wait. Its state is four fields
+ * in the policing handler, which only channels that police pings carry.
  */
 public final class PingPolicing {
 
