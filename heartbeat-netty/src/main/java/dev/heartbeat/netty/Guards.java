@@ -443,4 +443,14 @@ final class Guards {
         }
         return bye == null ? null : ctx.writeAndFlush(bye);
     }
+
+    /**
+     * Event loop: closes {@code ctx}'s channel once {@code written} (a goodbye's write) completes,
+     * and at most {@link #GOODBYE_WRITE_WAIT_NANOS} later if the write hangs (a peer that reads
+     * nothing). One scheduled task per close.
+     */
+    static void closeWhenWritten(ChannelHandlerContext ctx, ChannelFuture written) {
+        written.addListener(f -> ctx.close());
+        ctx.executor().schedule(() -> ctx.close(), GOODBYE_WRITE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+    }
 }

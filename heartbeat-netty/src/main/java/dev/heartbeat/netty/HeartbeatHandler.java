@@ -1051,9 +1051,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         lifecycle(DESTROYED);
         config.monitor.channelClosed();
         config.monitor.worker.cancel(this);
-        written.addListener(f -> ctx.close());
-        ctx.executor().schedule(() -> ctx.close(), Guards.GOODBYE_WRITE_WAIT_NANOS,
-                java.util.concurrent.TimeUnit.NANOSECONDS);
+        Guards.closeWhenWritten(ctx, written);
     }
 
     // ------------------------------------------------------------------ pass-through

@@ -103,6 +103,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder dispatchRejected = new LongAdder();
     private final LongAdder dispatchFailures = new LongAdder();
     private final LongAdder pingWriteFailures = new LongAdder();
+    /** The failed pings logged at WARN: one per probe name ({@link #pingFailed}). */
+    private final LongAdder pingFailureWarnings = new LongAdder();
     private final LongAdder staleVerdicts = new LongAdder();
     private final LongAdder unmonitoredChannels = new LongAdder();
     /** Whether the one WARN about channels activated after close was logged. */
@@ -770,14 +772,33 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 batch.executor, t);
     }
 
-    /** Event loop: a ping could not be made or written; it is not a missed ping. */
+    /**
+     * Event loop: a ping could not be made or written (counted as failed, not missed; a silent peer is
+     * closed all the same, see {@link PingPolicy}). Logged at WARN with its stack trace once per probe
+     * name, later ones at DEBUG: a probe placed where its pings are refused fails at every ping.
+     */
     void pingFailed(HeartbeatHandler handler, Throwable t) {
         pingWriteFailures.increment();
         Probe probe = handler.config().probe;
-        if (probe != null) {
-            pingCounters(probe).failed.increment();
+        if (probe == null) { // reconfigured away from pinging meanwhile
+            warnRateLimited("Heartbeat could not write a ping for {}", handler, t);
+            return;
         }
-        warnRateLimited("Heartbeat could not write a ping for {}", handler, t);
+        PingCounters pings = pingCounters(probe);
+        pings.failed.increment();
+        if (pings.firstFailure()) {
+            pingFailureWarnings.increment();
+            LOG.warn("Heartbeat could not write a {} ping for {}; a peer that stays silent is closed as PING_TIMEOUT "
+                    + "all the same. Later failures of {} pings are counted (pings.failed) and logged at DEBUG only",
+                    probe.name(), handler, probe.name(), t);
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("Heartbeat could not write a {} ping for {}: {}", probe.name(), handler, t.toString());
+        }
+    }
+
+    /** For tests: how many failed pings were logged at WARN. */
+    long pingFailureWarnings() {
+        return pingFailureWarnings.sum();
     }
 
     void staleVerdict() {

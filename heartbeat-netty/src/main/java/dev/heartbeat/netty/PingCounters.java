@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -16,15 +17,28 @@ final class PingCounters {
     final String probe;
     /** Pings written successfully. */
     final LongAdder sent = new LongAdder();
-    /** Pings answered (by the ack mode's rule) before their timeout. */
+    /**
+     * Pings answered (by the ack mode's rule) before they were counted missed: at a matched answer,
+     * or when the worker finds other traffic answered them.
+     */
     final LongAdder acked = new LongAdder();
     /** Pings whose timeout passed without an answer. */
     final LongAdder missed = new LongAdder();
-    /** Pings whose probe threw or whose write failed (neither sent nor missed). */
+    /**
+     * Pings whose probe threw or whose write failed (neither sent nor missed; a peer silent after
+     * them is closed all the same).
+     */
     final LongAdder failed = new LongAdder();
+    /** Whether a failed ping of this probe was logged at WARN: once; the later ones go to DEBUG. */
+    private final AtomicBoolean failureWarned = new AtomicBoolean();
 
     PingCounters(String probe) {
         this.probe = probe;
+    }
+
+    /** Any thread: true for the first failed ping only, the one to log at WARN. */
+    boolean firstFailure() {
+        return !failureWarned.get() && failureWarned.compareAndSet(false, true);
     }
 
     ProbeStats snapshot() {

@@ -15,9 +15,11 @@ import io.netty.channel.ChannelHandler;
  * previous accepted one is a strike, and the ping after {@link Builder#maxStrikes} strikes closes the
  * channel with {@link CloseReason#PING_ABUSE}, after the protocol's goodbye (HTTP/2: GOAWAY
  * {@code ENHANCE_YOUR_CALM} with the debug data {@code too_many_pings}, as gRPC sends; WebSocket: a
- * Close frame 1008; MQTT and custom probes: none). Immutable and shareable; each channel gets its own
- * handler from {@link #newHandler}, placed where the protocol's decoded messages pass (after
- * {@code Http2FrameCodec}, {@code WebSocketServerProtocolHandler} or {@code MqttDecoder}).
+ * Close frame 1008; MQTT and custom probes: none), once the goodbye is written or at most a second
+ * later if its write hangs (a flooder that reads nothing), as Heartbeat's own goodbyes wait.
+ * Immutable and shareable; each channel gets its own handler from {@link #newHandler}, placed where
+ * the protocol's decoded messages pass (after {@code Http2FrameCodec},
+ * {@code WebSocketServerProtocolHandler} or {@code MqttDecoder}).
  *
  * <table>
  * <caption>Settings</caption>
@@ -34,13 +36,15 @@ import io.netty.channel.ChannelHandler;
  * </table>
  *
  * <p>An application message read or written (anything but the probe's pings and their answers)
- * forgives the strikes, as gRPC forgives them when the server sends headers or data. A ping exactly
+ * forgives the strikes (they start again from zero). gRPC forgives them when the server sends
+ * headers or data, which it does in answer to a request; this forgives at the request too, so
+ * ping, request, ping, request, ping is never closed, whether or not the application answers. A ping exactly
  * {@code minInterval} after the previous accepted one is accepted. The first peer ping is measured
  * from the moment the channel became active, as gRPC measures it from the transport's start.
  *
- * <p>The policing needs no timer: it judges each peer ping when it arrives, on the event loop, from
- * one clock read. Its state is three fields in the policing handler, which only channels that police
- * pings carry.
+ * <p>The policing judges with no timer: each peer ping when it arrives, on the event loop, from one
+ * clock read; only a close schedules one task, the goodbye's capped wait. Its state is four fields
+ * in the policing handler, which only channels that police pings carry.
  */
 public final class PingPolicing {
 

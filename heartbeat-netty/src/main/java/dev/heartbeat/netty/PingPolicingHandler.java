@@ -5,7 +5,6 @@
 package dev.heartbeat.netty;
 
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 
@@ -50,7 +49,7 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
                 enforce(ctx);
             }
         } else if (probe.isApplicationMessage(msg)) {
-            traffic = true;
+            forgive(); // a request: the peer's pings may be part of the conversation
         }
         ctx.fireChannelRead(msg);
     }
@@ -58,10 +57,15 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (policing.probe.isApplicationMessage(msg)) {
-            traffic = true;
-            strikes = 0; // the application is answering this peer: forgive it, as gRPC does on headers or data sent
+            forgive(); // the application is answering this peer, as gRPC forgives on headers or data sent
         }
         ctx.write(msg, promise);
+    }
+
+    /** An application message was read or written: there was traffic, and the strikes are forgiven. */
+    private void forgive() {
+        traffic = true;
+        strikes = 0;
     }
 
     /** Whether a peer ping at {@code now} is acceptable; a too-early one is a strike. */
@@ -75,7 +79,10 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
         return ++strikes <= policing.maxStrikes;
     }
 
-    /** Announces, says goodbye in the protocol's words, and closes once the goodbye is written. */
+    /**
+     * Announces, says goodbye in the protocol's words, and closes once the goodbye is written, or
+     * {@link Guards#GOODBYE_WRITE_WAIT_NANOS} later if its write hangs (a flooder that reads nothing).
+     */
     private void enforce(ChannelHandlerContext ctx) {
         enforced = true;
         monitor.closing(ctx.channel(), CloseReason.PING_ABUSE, 0);
@@ -94,7 +101,7 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
             ctx.close();
         } else {
             // From the tail, so every encoder sees it, as Heartbeat's pings are written.
-            ctx.channel().writeAndFlush(goodbye).addListener(ChannelFutureListener.CLOSE);
+            Guards.closeWhenWritten(ctx, ctx.channel().writeAndFlush(goodbye));
         }
     }
 

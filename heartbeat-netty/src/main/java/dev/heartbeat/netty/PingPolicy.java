@@ -15,20 +15,31 @@ import io.netty.util.concurrent.Future;
  * pings in a row went unanswered for their timeout, the event loop closes the channel.
  *
  * <p>A miss is counted only for a ping the event loop has really written (see
- * {@link HeartbeatHandler#pingOnWire}), and only once the timeout has passed since that write: a lagging event
- * loop, a failed write or a throwing factory delays the verdict instead of closing a peer that was
- * never pinged. While a ping waits for its answer the worker looks at least every interval, so a
- * prompt answer keeps the cadence at one ping per interval of silence even when the timeout is longer
- * than the interval.
+ * {@link HeartbeatHandler#pingOnWire}), or tried to write and could not, and only once the timeout
+ * has passed since that write or attempt: a lagging event loop delays the verdict instead of closing
+ * a peer that was never pinged. Fail closed: a ping whose write failed or whose probe threw (a probe
+ * placed where its frame type is refused) counts as missed when the peer stays silent for its timeout
+ * after the attempt, so a silent peer is closed ({@link CloseReason#PING_TIMEOUT}) within the same
+ * bound, interval + maxMissedPings x timeout, whether or not its pings could be written; a read since
+ * the failed ping's decision proves the peer alive (in every ack mode) and forgives the misses. Such
+ * a ping counts as failed in the metrics, not as missed.
+ *
+ * <p>While a ping waits for its answer the worker looks at least every interval, so a prompt answer
+ * keeps the cadence at one ping per interval of silence even when the timeout is longer than the
+ * interval.
  *
  * <p>With {@code closeWhenReaderIdle}, a liveness check runs beside the pings: the channel is closed
  * ({@link CloseReason#READER_IDLE}) once nothing was read for that long, judged from the read stamp
  * alone, so it needs no state of its own, and every re-arm is capped at its deadline.
  *
- * <p>Metrics: each ping written counts once at most, as acked when the worker finds it settled, or
- * as missed when its timeout passes (then it is not acked later, even if the close it led to is
- * vetoed and the answer comes after all); a ping the worker finds settled before the event loop
- * wrote it counts as neither, as it was never sent.
+ * <p>Metrics: each ping written counts once at most, as acked or as missed, whichever comes first.
+ * Acked: at its matched answer, on the event loop, so a channel closed right after the answer keeps
+ * the count; or, answered by other traffic ({@link AckMode#ANY_INBOUND}), when the worker next finds
+ * it settled (within the timeout; a channel closed before that does not count it). Missed: when its
+ * timeout passes (then it is not acked later, even if the close it led to is vetoed and the answer
+ * comes after all). A ping the worker finds settled before the event loop wrote it counts as
+ * neither, as it was never sent. With a probe that matches answers, the {@link ProbeState} holds
+ * the once-only claim both threads take; without one, only the worker counts.
  *
  * <p>Stateless. Per channel: the handler's stamps, its judgement word (flags and the pings missed in
  * a row), its policy slots (when the pending ping was decided and written) and on-wire flag, and a
@@ -142,41 +153,47 @@ final class PingPolicy extends HandlerPolicy {
             if (answered(cfg, probe, busy, read, h.pingDecidedAt())) {
                 // Answered (a read stamped at the very time of the decision counts: it may have come
                 // after it, and the peer was alive at that time either way): no missed pings.
-                if (h.pingOnWire() && (h.judgement() & OUTCOME_COUNTED) == 0) {
+                if (h.pingOnWire() && (h.judgement() & OUTCOME_COUNTED) == 0
+                        && (probe == null || probe.claimOutcome())) { // else counted at its answer
                     bound.monitor.pingAcked(bound, rttNanos(h, probe));
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
                 clearMissedPings(h);
+            } else if (!h.pingOnWire() && attemptFailed(h, now)) {
+                // Fail closed: a peer silent since is judged as if the ping went unanswered; one that
+                // talked since is alive (under the matched modes too: no ping of ours reached it).
+                if (busy || read - h.pingDecidedAt() >= 0) {
+                    h.judgement(h.judgement() & ~AWAITING_ANSWER);
+                    clearMissedPings(h);
+                } else {
+                    long due = h.pingWritten() + timeout;
+                    if (now - due < 0) {
+                        return verdict(h, cfg, silentSince, earliest(due, now + poll), 0);
+                    }
+                    return missed(h, cfg, silentSince, now, poll);
+                }
             } else if (!h.pingOnWire()) {
-                // Not written yet (the event loop lags), skipped, or failed: wait, then decide afresh.
+                // Not written yet (the event loop lags), or skipped: wait, then decide afresh.
                 long giveUp = h.pingDecidedAt() + cfg.pingTimeoutNanos;
                 if (now - giveUp < 0) {
                     return verdict(h, cfg, silentSince, earliest(giveUp, now + poll), 0);
                 }
                 h.judgement(h.judgement() & ~AWAITING_ANSWER);
             } else {
-                long written = h.pingWritten();
-                long answerDue = written + timeout;
-                if (cfg.ackMode == AckMode.MATCHED_EXTENDS) {
-                    if (busy) { // traffic pushes the answer's deadline out (Envoy)
-                        return verdict(h, cfg, silentSince, now + poll, 0);
-                    }
-                    if (read - written > 0) {
-                        answerDue = read + timeout;
-                    }
+                if (cfg.ackMode == AckMode.MATCHED_EXTENDS && busy) { // traffic pushes the deadline out (Envoy)
+                    return verdict(h, cfg, silentSince, now + poll, 0);
                 }
+                long answerDue = answerDue(cfg, timeout, h.pingWritten(), read);
                 if (now - answerDue < 0) {
                     return verdict(h, cfg, silentSince, earliest(answerDue, now + poll), 0);
                 }
                 if ((h.judgement() & OUTCOME_COUNTED) == 0) {
-                    bound.monitor.pingMissed(bound);
+                    if (probe == null || probe.claimOutcome()) { // else answered just now, and counted acked
+                        bound.monitor.pingMissed(bound);
+                    }
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
                 }
-                if (countMissedPing(h) >= cfg.maxMissedPings) {
-                    // The close is on its way; look again if it is vetoed.
-                    return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
-                }
-                return decide(h, cfg, silentSince, RESEND_PING, now, poll);
+                return missed(h, cfg, silentSince, now, poll);
             }
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
@@ -209,6 +226,26 @@ final class PingPolicy extends HandlerPolicy {
         return missed;
     }
 
+    /** Worker: the pending ping is missed: close after {@code maxMissedPings} in a row, else ping again. */
+    private static int missed(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long now, long poll) {
+        if (countMissedPing(h) >= cfg.maxMissedPings) {
+            // The close is on its way; look again if it is vetoed.
+            return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
+        }
+        return decide(h, cfg, silentSince, RESEND_PING, now, poll);
+    }
+
+    /**
+     * Worker, while the decided ping is not on the wire: whether the event loop tried to write it and
+     * could not (the write failed, or the probe threw): then it stamped the attempt, at or after the
+     * decision, and cleared the on-wire flag. A ping not written yet still has an older stamp (a
+     * stamp from another policy's use of the slot, in the future, is no attempt either).
+     */
+    private static boolean attemptFailed(HeartbeatHandler h, long now) {
+        long attempted = h.pingWritten();
+        return attempted - h.pingDecidedAt() >= 0 && now - attempted >= 0;
+    }
+
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
     private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, int kind, long now,
             long poll) {
@@ -237,6 +274,29 @@ final class PingPolicy extends HandlerPolicy {
             return busy || read - sentAt >= 0;
         }
         return probe != null && probe.answeredSince(sentAt);
+    }
+
+    /**
+     * Worker or event loop: when the ping written at {@code written} is missed, unless answered: a
+     * timeout after its write, or under {@link AckMode#MATCHED_EXTENDS} a timeout after the latest
+     * read since its write ({@code read}).
+     */
+    private static long answerDue(HeartbeatConfig cfg, long timeout, long written, long read) {
+        return cfg.ackMode == AckMode.MATCHED_EXTENDS && read - written > 0 ? read + timeout : written + timeout;
+    }
+
+    /**
+     * Event loop: whether the written ping, judged missed by the worker, is no longer missed now: it
+     * was answered, or under {@link AckMode#MATCHED_EXTENDS} traffic since pushed its deadline out.
+     * The worker's rule, applied to the current stamps.
+     */
+    private static boolean notMissed(HeartbeatConfig cfg, ProbeState probe, boolean busy, long read, long written,
+            long now) {
+        if (answered(cfg, probe, busy, read, written)) {
+            return true;
+        }
+        return cfg.ackMode == AckMode.MATCHED_EXTENDS
+                && (busy || now - answerDue(cfg, answerTimeoutNanos(cfg, probe), written, read) < 0);
     }
 
     /**
@@ -286,10 +346,12 @@ final class PingPolicy extends HandlerPolicy {
             }
             return; // else read since the verdict: the worker sees it and waits
         }
-        boolean answeredSinceWritten = answered(cfg, probe, busy, read, h.pingWritten());
+        long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
-            if (answeredSinceWritten) {
-                return; // answered after all, just now
+            if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
+                // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
+                // last ping could not be written (then written is the attempt) and the peer talked since.
+                return;
             }
             if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
                 if (cfg.tuner != null) {
@@ -300,7 +362,7 @@ final class PingPolicy extends HandlerPolicy {
             return;
         }
         if ((bits & RESEND_PING) != 0) {
-            if (answeredSinceWritten) {
+            if (answered(cfg, probe, busy, read, written)) {
                 return; // the previous ping was answered just now: the worker sees it and waits
             }
         } else if ((bits & SEND_PING) != 0) {
@@ -315,6 +377,8 @@ final class PingPolicy extends HandlerPolicy {
         try {
             ping = cfg.probe.newPing(ctx, probe != null ? probe.nextToken() : 0);
         } catch (Throwable t) {
+            h.pingWrote(now); // the attempt's time, for the worker's fail-closed judgement,
+            h.pingOffWire(); // and no ping on the wire
             h.bound().monitor.pingFailed(h, t);
             ctx.fireExceptionCaught(t);
             return;
@@ -327,7 +391,10 @@ final class PingPolicy extends HandlerPolicy {
         ctx.channel().writeAndFlush(ping).addListener(f -> writeDone(h, f));
     }
 
-    /** Event loop: a ping's write completed. A failed ping is no missed ping: the worker pings again. */
+    /**
+     * Event loop: a ping's write completed. A failed ping is counted as failed, not sent; the worker
+     * judges a peer silent since the attempt as if the ping went unanswered (fail closed).
+     */
     private static void writeDone(HeartbeatHandler h, Future<? super Void> future) {
         BoundConfig bound = h.bound();
         if (future.isSuccess()) {

@@ -26,8 +26,13 @@ final class ProbeState extends RttEstimator {
     private static final VarHandle ANSWERS;
     /** {@link #answers}: an answer of ours was ever seen (the sign bit). */
     private static final int EVER_ANSWERED = 1 << 31;
+    /**
+     * {@link #answers}: the latest ping's outcome (acked or missed) is counted, or it has none to
+     * count (its write failed). Claimed once, by the event loop at its answer or by the worker.
+     */
+    private static final int OUTCOME_CLAIMED = 1 << 30;
     /** {@link #answers}: the pings written since the last answer of ours (saturating at this). */
-    private static final int UNANSWERED = ~EVER_ANSWERED;
+    private static final int UNANSWERED = ~(EVER_ANSWERED | OUTCOME_CLAIMED);
 
     static {
         try {
@@ -43,9 +48,11 @@ final class ProbeState extends RttEstimator {
     private long latestToken = ThreadLocalRandom.current().nextLong();
     /**
      * The pings written since the last answer of ours ({@link #UNANSWERED}, saturating; the event
-     * loop's alone) and whether an answer of ours was ever seen ({@link #EVER_ANSWERED}, read by the
-     * worker): one word, so that the state is 48 bytes, not 56. Only the event loop writes it
-     * (opaque stores of what it read plain); others read it opaque.
+     * loop's alone), whether an answer of ours was ever seen ({@link #EVER_ANSWERED}, read by the
+     * worker), and whether the latest ping's outcome is counted ({@link #OUTCOME_CLAIMED}, set by
+     * either thread): one word, so that the state is 48 bytes, not 56. Changed by CAS (the event loop
+     * at a ping, a failed write or an answer; the worker when it counts an outcome), read plain by
+     * the event loop for its own bits and opaque by others.
      */
     @SuppressWarnings("unused") // written through ANSWERS
     private int answers;
@@ -58,29 +65,46 @@ final class ProbeState extends RttEstimator {
         return latestToken + 1;
     }
 
-    /** Event loop: the ping of {@link #nextToken()} is being written. */
+    /** Event loop: the ping of {@link #nextToken()} is being written; its outcome is not counted yet. */
     void wrote() {
         latestToken++;
-        int a = answers;
-        if ((a & UNANSWERED) != UNANSWERED) {
-            ANSWERS.setOpaque(this, a + 1);
-        }
+        int a;
+        do {
+            a = (int) ANSWERS.getVolatile(this);
+        } while (!ANSWERS.compareAndSet(this, a,
+                ((a & UNANSWERED) != UNANSWERED ? a + 1 : a) & ~OUTCOME_CLAIMED));
     }
 
-    /** Event loop: the latest ping's write failed. */
+    /** Event loop: the latest ping's write failed: it has no outcome to count. */
     void writeFailed() {
         // Tokens must stay consecutive over the pings counted, and for in-order probes a ping that never
         // left must not take the place of one that did: the failed one was the latest (one ping per timeout).
         latestToken--;
-        int a = answers;
-        if ((a & UNANSWERED) > 0) {
-            ANSWERS.setOpaque(this, a - 1);
-        }
+        int a;
+        do {
+            a = (int) ANSWERS.getVolatile(this);
+        } while (!ANSWERS.compareAndSet(this, a, ((a & UNANSWERED) > 0 ? a - 1 : a) | OUTCOME_CLAIMED));
     }
 
     /**
-     * Event loop, for every inbound message: records an answer to one of our pings; returns true if
-     * the probe consumes it (then released here, and not passed on).
+     * Event loop or worker: claims the counting of the latest written ping's outcome; true for the
+     * one caller that may count it (acked or missed), false if it is counted already.
+     */
+    boolean claimOutcome() {
+        int a;
+        do {
+            a = (int) ANSWERS.getVolatile(this);
+            if ((a & OUTCOME_CLAIMED) != 0) {
+                return false;
+            }
+        } while (!ANSWERS.compareAndSet(this, a, a | OUTCOME_CLAIMED));
+        return true;
+    }
+
+    /**
+     * Event loop, for every inbound message: records an answer to one of our pings, and counts the
+     * latest ping acked at its answer (unless counted already); returns true if the probe consumes it
+     * (then released here, and not passed on).
      */
     boolean onInbound(HeartbeatHandler h, BoundConfig bound, ChannelHandlerContext ctx, Object msg, long lastRead) {
         Probe probe = bound.config.probe;
@@ -88,17 +112,25 @@ final class ProbeState extends RttEstimator {
         int c = probe.classify(msg, latestToken, unanswered);
         if (c >= 0) {
             int ever = answers & EVER_ANSWERED;
+            long rtt = -1;
             if (c == 0 && h.pingOnWire()) { // the latest ping, which has a write time: an RTT sample
                 long now = bound.ticker.nanoTime();
                 long written = h.pingWritten();
-                addSample(now - written);
+                rtt = now - written;
+                addSample(rtt);
                 if (bound.config.tuner != null) { // before the answer is recorded: it looks at the previous one
                     AdaptiveInterval.answered(h, bound.config, this, ctx.channel(), lastRead);
                 }
                 ANSWERED_AT.setOpaque(this, now); // before the flag: a reader that sees the flag sees the time
                 ever = EVER_ANSWERED;
             }
-            ANSWERS.setOpaque(this, ever | c);
+            int a;
+            do {
+                a = (int) ANSWERS.getVolatile(this);
+            } while (!ANSWERS.compareAndSet(this, a, ever | c | (a & OUTCOME_CLAIMED)));
+            if (rtt >= 0 && claimOutcome()) {
+                bound.monitor.pingAcked(bound, rtt); // at the answer: a close right after it loses no count
+            }
             if (probe.consumes(c)) {
                 bound.monitor.answerConsumed();
                 ReferenceCountUtil.release(msg);

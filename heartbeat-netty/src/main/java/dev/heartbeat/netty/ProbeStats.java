@@ -11,9 +11,11 @@ package dev.heartbeat.netty;
  *
  * @param probe the probe's name ({@code http2}, {@code websocket}, {@code mqtt}, {@code custom}, ...)
  * @param sent pings written successfully
- * @param acked pings answered in time, by the configuration's {@link AckMode}
+ * @param acked pings answered in time, by the configuration's {@link AckMode}: counted when a
+ *     matched answer is read, or when the worker next finds a ping answered by other traffic
  * @param missed pings whose timeout passed without an answer
- * @param failed pings whose probe threw or whose write failed; neither sent nor missed
+ * @param failed pings whose probe threw or whose write failed; neither sent nor missed (a peer that
+ *     stays silent after them is closed all the same, as {@link CloseReason#PING_TIMEOUT})
  */
 public record ProbeStats(String probe, long sent, long acked, long missed, long failed) {
 }

@@ -22,6 +22,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
@@ -137,6 +139,52 @@ class PingPolicingTest {
         ch.writeInbound(new DefaultHttp2PingFrame(11));
         assertFalse(ch.isOpen(), "two strikes in a row with nothing written in between");
         ReferenceCountUtil.release(ch.readOutbound());
+    }
+
+    /** gRPC's rule: a request in between forgives the strikes (issue 26, item 13). */
+    @Test
+    void shouldForgiveStrikesWhenTheApplicationReads() {
+        EmbeddedChannel ch = police(http2().permitWithoutTraffic(true).build()); // 2 strikes forgiven
+        ch.writeInbound(new DefaultHttp2PingFrame(1)); // 0 s after the start: too early, strike 1
+        ch.writeInbound(new DefaultHttp2DataFrame(Unpooled.copyLong(1))); // a request: forgiven
+        ch.writeInbound(new DefaultHttp2PingFrame(2)); // strike 1 again
+        ch.writeInbound(new DefaultHttp2DataFrame(Unpooled.copyLong(2)));
+        ch.writeInbound(new DefaultHttp2PingFrame(3));
+        assertTrue(ch.isOpen(), "ping, request, ping, request, ping: never more than one strike");
+        assertEquals(List.of(), events);
+        assertEquals(0, monitor.stats().closed(CloseReason.PING_ABUSE));
+        ch.writeInbound(new DefaultHttp2PingFrame(4)); // strike 2
+        ch.writeInbound(new DefaultHttp2PingFrame(5)); // strike 3, with no request in between
+        assertFalse(ch.isOpen());
+        ReferenceCountUtil.release(ch.readOutbound());
+    }
+
+    /**
+     * A flooder that reads nothing: the GOAWAY's write never completes, and the close waits for it at
+     * most {@link Guards#GOODBYE_WRITE_WAIT_NANOS}, as Heartbeat's own goodbyes do (issue 26, item 9).
+     */
+    @Test
+    void shouldCloseWithinTheGoodbyeWaitWhenTheGoodbyeIsNeverWritten() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg); // the peer reads nothing: the write never completes
+            }
+        }, http2().permitWithoutTraffic(true).maxStrikes(0).build().newHandler(monitor), new Events());
+        channels.add(ch);
+        ch.freezeTime();
+        advanceSeconds(10);
+        ch.writeInbound(new DefaultHttp2PingFrame(1));
+        ch.writeInbound(new DefaultHttp2PingFrame(2)); // strike 1: more than maxStrikes
+        assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.PING_ABUSE)), events);
+        assertEquals(1, monitor.stats().closed(CloseReason.PING_ABUSE));
+        long waitNanos = Guards.GOODBYE_WRITE_WAIT_NANOS;
+        ch.advanceTimeBy(waitNanos - 1, TimeUnit.NANOSECONDS);
+        ch.runScheduledPendingTasks();
+        assertTrue(ch.isOpen(), "waits for the goodbye's write, up to the cap");
+        ch.advanceTimeBy(1, TimeUnit.NANOSECONDS);
+        ch.runScheduledPendingTasks();
+        assertFalse(ch.isOpen(), "closed at the cap, though the goodbye was never written");
     }
 
     @Test

@@ -79,8 +79,12 @@ class ProbeHandlerTest {
     }
 
     private EmbeddedChannel channel(AckMode mode, Application app) {
-        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
-                .maxMissedPings(2).ackMode(mode).build();
+        return channel(HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(2).ackMode(mode).build(), app);
+    }
+
+    /** A channel of a handler for {@code cfg} and {@code app}, registered with the worker. */
+    private EmbeddedChannel channel(HeartbeatConfig cfg, Application app) {
         EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), app);
         channels.add(ch);
         monitor.runOnce();
@@ -89,6 +93,20 @@ class ProbeHandlerTest {
 
     private void advance(long millis) {
         VirtualTime.advance(ticker, monitor, millis, channels);
+    }
+
+    /** A channel in {@code mode} closed at its first unanswered ping. */
+    private EmbeddedChannel closedAtFirstMiss(AckMode mode) {
+        return channel(HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(1).ackMode(mode).build(), new Application());
+    }
+
+    /** Runs the worker alone for {@code millis}, one cycle a millisecond: the event loops lag. */
+    private void workerAloneFor(long millis) {
+        for (long ms = 0; ms < millis; ms++) {
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            monitor.runOnce();
+        }
     }
 
     /** Reads the ping the channel wrote and returns its answer line. */
@@ -178,6 +196,56 @@ class ProbeHandlerTest {
         assertFalse(ch.isOpen(), "the second ping unanswered too: closed");
     }
 
+    /**
+     * MATCHED_EXTENDS: data read after the worker decided the close, before the event loop ran it,
+     * moves the deadline a timeout past that read; the event loop's re-check applies the same rule
+     * (issue 26, item 6).
+     */
+    @Test
+    void matchedExtendsIsNotClosedEarlyByAVerdictThatTrafficOvertook() {
+        EmbeddedChannel ch = closedAtFirstMiss(AckMode.MATCHED_EXTENDS);
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        workerAloneFor(5_003); // it decides the close, the event loop lags
+        ch.writeInbound("data"); // before the event loop runs the close: the deadline is now 5 s from here
+        ch.runPendingTasks();
+        assertTrue(ch.isOpen(), "not closed at the read that moved the deadline");
+        advance(TIMEOUT.toMillis() - 10);
+        assertTrue(ch.isOpen(), "never before a timeout after the read");
+        advance(20);
+        assertFalse(ch.isOpen(), "closed a timeout after the peer fell silent");
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    /**
+     * Each answered ping counts as acked when its answer is read, not at the worker's next look: a
+     * channel closed right after the answer keeps the count (issue 26, item 19).
+     */
+    @Test
+    void anAnsweredPingIsCountedAckedEvenIfTheChannelClosesRightAfter() {
+        for (AckMode mode : AckMode.values()) {
+            HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+            try {
+                HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                        .ackMode(mode).build();
+                EmbeddedChannel ch = new EmbeddedChannel(m.newHandler(cfg), new Application());
+                m.runOnce();
+                for (int i = 0; i < 5; i++) {
+                    VirtualTime.advance(ticker, m, 10_000 + 3, List.of(ch));
+                    String pong = answerTo(ch);
+                    VirtualTime.advance(ticker, m, 40, List.of(ch));
+                    ch.writeInbound(pong);
+                }
+                ch.close(); // before the worker looks again
+                m.runOnce();
+                assertEquals(new ProbeStats("custom", 5, 5, 0, 0), m.stats().pings("custom"), mode.toString());
+                ch.finishAndReleaseAll();
+            } finally {
+                m.close();
+            }
+        }
+    }
+
     @Test
     void anAnswerToAnOlderPingIsConsumedButGivesNoSample() {
         Application app = new Application();
@@ -213,9 +281,7 @@ class ProbeHandlerTest {
         };
         HeartbeatConfig cfg = HeartbeatConfig.ping(throwing).interval(INTERVAL).timeout(TIMEOUT).maxMissedPings(1)
                 .ackMode(AckMode.MATCHED_ONLY).build();
-        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), app);
-        channels.add(ch);
-        monitor.runOnce();
+        EmbeddedChannel ch = channel(cfg, app);
         advance(10_000 + 3);
         String pong = answerTo(ch);
         ch.writeInbound(pong);
@@ -255,17 +321,10 @@ class ProbeHandlerTest {
      */
     @Test
     void aPingCountedMissedIsNotAckedByALateAnswer() {
-        HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
-                .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY).build();
-        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), new Application());
-        channels.add(ch);
-        monitor.runOnce();
+        EmbeddedChannel ch = closedAtFirstMiss(AckMode.MATCHED_ONLY);
         advance(10_000 + 3);
         String pong = answerTo(ch);
-        for (int ms = 0; ms < 5_003; ms++) { // the worker alone: it decides the close, the event loop lags
-            ticker.advance(1, TimeUnit.MILLISECONDS);
-            monitor.runOnce();
-        }
+        workerAloneFor(5_003); // it decides the close, the event loop lags
         assertEquals(1, monitor.stats().pings("custom").missed());
         ch.writeInbound(pong); // the answer comes before the event loop runs the close: called off
         ch.runPendingTasks();
@@ -279,9 +338,7 @@ class ProbeHandlerTest {
         HeartbeatConfig cfg = HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
                 .maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY)
                 .adaptiveTimeout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
-        EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(cfg), new Application());
-        channels.add(ch);
-        monitor.runOnce();
+        EmbeddedChannel ch = channel(cfg, new Application());
         return ch;
     }
 

@@ -217,7 +217,8 @@ class PromiseRegressionTest {
         assertTrue(pingedAt.size() >= 19, "a ping every ~500 ms: " + pingedAt);
     }
 
-    // ------------------------------------------------------------------ 6. a failed ping is not a missed ping
+    // ------------------------------------------------------------------ 6. a failed ping is counted failed, not missed
+    // (and, fail closed, a peer that stays silent after it is closed all the same: issue 26, item 16)
 
     /** Fails every write toward the head, as an encoder that cannot encode the message would. */
     static final class FailingEncoder extends ChannelOutboundHandlerAdapter {
@@ -228,28 +229,34 @@ class PromiseRegressionTest {
     }
 
     @Test
-    void aPingThatCannotBeWrittenIsCountedNotMissed() {
+    void aPingThatCannotBeWrittenIsCountedFailedNotMissed() {
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(10))
                 .timeout(Duration.ofSeconds(2)).maxMissedPings(2).build();
         EmbeddedChannel ch = channel(new FailingEncoder(), monitor.newHandler(cfg));
-        live(60_000);
-        assertTrue(ch.isOpen(), "no ping reached the peer, so none went unanswered");
+        live(10_000 + 2 * 2_000 - 1);
+        assertTrue(ch.isOpen(), "never before interval + maxMissedPings x timeout");
+        live(LATE);
+        assertFalse(ch.isOpen(), "a silent peer is closed though no ping could be written");
         HeartbeatStats stats = monitor.stats();
         assertEquals(0, stats.pingsSent());
-        assertTrue(stats.pingWriteFailures() >= 2, "failed ping writes counted: " + stats.pingWriteFailures());
-        assertEquals(0, stats.closedPingTimeout());
+        assertEquals(2, stats.pingWriteFailures(), "failed ping writes counted");
+        assertEquals(new ProbeStats("custom", 0, 0, 0, 2), stats.pings("custom"), "failed, not missed");
+        assertEquals(1, stats.closedPingTimeout());
     }
 
     @Test
-    void aThrowingPingFactoryIsCountedNotMissed() {
+    void aThrowingPingFactoryIsCountedFailedNotMissed() {
         Recorder r = new Recorder();
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> {
             throw new IllegalStateException("no ping");
         }).interval(Duration.ofSeconds(10)).timeout(Duration.ofSeconds(2)).maxMissedPings(1).build();
         EmbeddedChannel ch = channel(monitor.newHandler(cfg), r);
-        live(60_000);
+        live(10_000 + 2_000 - 1);
         assertTrue(ch.isOpen());
-        assertTrue(monitor.stats().pingWriteFailures() >= 2);
+        live(LATE);
+        assertFalse(ch.isOpen(), "a silent peer is closed though the factory threw");
+        assertEquals(1, monitor.stats().pingWriteFailures());
+        assertEquals(1, monitor.stats().closedPingTimeout());
         assertFalse(r.errors.isEmpty(), "the factory's exception reaches the pipeline");
     }
 
