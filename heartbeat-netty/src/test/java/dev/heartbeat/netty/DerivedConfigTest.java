@@ -88,7 +88,8 @@ class DerivedConfigTest {
 
     /** Whether {@code type}'s values are compared field by field (this package's own value classes). */
     private static boolean deep(Class<?> type) {
-        return type == Guards.class || type == HeartbeatConfig.Builder.class;
+        return type == Guards.class || type == HeartbeatConfig.Builder.class
+                || type == HeartbeatConfig.GuardSettings.class;
     }
 
     /** The fields (as paths) of {@code a} and {@code b} that differ, outside {@code replaced}. */

@@ -40,8 +40,9 @@ class FirstPingModelTest {
         for (int i = 0; i < CONFIGS; i++) {
             long intervalMs = 10L + r.nextInt(1000);
             double jitter = r.nextInt(4) == 0 ? 0 : r.nextDouble();
-            // From just past the interval to past the longest jittered interval: both sides of the boundary.
-            long closeMs = intervalMs + 1 + r.nextLong(2 + (long) (intervalMs * jitter * 1.2));
+            // From just past the interval to past the latest first ping (the jittered interval, a coalescing
+            // window of up to 1/64 of it and two ticks): both sides of the boundary.
+            long closeMs = intervalMs + 1 + r.nextLong(6 + (long) (intervalMs * (jitter * 1.15 + 0.05)));
             HeartbeatConfig cfg;
             try {
                 cfg = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofMillis(intervalMs)).jitter(jitter)
@@ -66,7 +67,7 @@ class FirstPingModelTest {
     /** Runs 20 silent channels of {@code cfg} until each is pinged or closed: a message if one closed first. */
     private static String run(HeartbeatConfig cfg) {
         ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(1)); // wraps on the way
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         List<EmbeddedChannel> open = new ArrayList<>();
         try {
             for (int c = 0; c < CHANNELS; c++) {

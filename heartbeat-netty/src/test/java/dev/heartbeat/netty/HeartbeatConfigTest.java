@@ -134,15 +134,16 @@ class HeartbeatConfigTest {
 
     @Test
     void refusesAReaderIdleCloseThatTheLongestJitteredIntervalReaches() {
-        fails(IllegalStateException.class, "closeWhenReaderIdle (PT11S) needs to be longer than the longest jittered "
-                + "interval (PT19S: interval PT10S plus jitter 0.9 of it) when pings are driven by read silence, or a "
-                + "channel closes before its first ping: use whenWriterIdle(), a smaller jitter or a longer "
-                + "closeWhenReaderIdle",
+        fails(IllegalStateException.class, "closeWhenReaderIdle (PT11S) needs to be longer than the latest first "
+                + "ping of a silent channel (PT19.13631488S: the interval PT10S with jitter 0.9 (up to PT19S), then "
+                + "up to a coalescing window (PT0.134217728S) and two ticks late) when pings are driven by read "
+                + "silence, or a channel closes before its first ping: use whenWriterIdle(), a smaller jitter or a "
+                + "longer closeWhenReaderIdle",
                 () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(10)).jitter(0.9)
                         .closeWhenReaderIdle(Duration.ofSeconds(11)).build());
         HeartbeatConfig ok = HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(10)).jitter(0.9)
-                .closeWhenReaderIdle(Duration.ofMillis(19_001)).build();
-        assertEquals(Duration.ofMillis(19_001), ok.closeWhenReaderIdle());
+                .closeWhenReaderIdle(Duration.ofMillis(19_200)).build();
+        assertEquals(Duration.ofMillis(19_200), ok.closeWhenReaderIdle());
     }
 
     @Test
@@ -173,7 +174,7 @@ class HeartbeatConfigTest {
                 + "hold, and policy PING makes none here: set closeWhenReaderIdle, or use beforeClose(CloseVeto)",
                 () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(1)).holdWhile(ch -> true).build());
         fails(IllegalStateException.class, "holdWhile needs an idle close (READER_IDLE, WRITER_IDLE or ALL_IDLE) to "
-                + "hold, and policy EVENT makes none here: use closeWhenIdle() with a timeout, or "
+                + "hold, and policy EVENT makes none here: use closeWhenIdle() with a timeout, or use "
                 + "beforeClose(CloseVeto)",
                 () -> HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).maxAge(Duration.ofMinutes(1))
                         .holdWhile(ch -> true).build());

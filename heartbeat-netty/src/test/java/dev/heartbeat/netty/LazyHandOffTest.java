@@ -54,7 +54,7 @@ class LazyHandOffTest {
     // of its own, which is what this test needs.
     @SuppressWarnings("deprecation")
     private EmbeddedChannel pingChannel(HeartbeatMonitor.Builder builder) {
-        monitor = builder.ticker(ticker).build();
+        monitor = builder.manual().ticker(ticker).build();
         HeartbeatConfig config = HeartbeatConfig.ping(c -> "PING").interval(INTERVAL).timeout(TIMEOUT)
                 .maxMissedPings(1).build();
         channel = new EmbeddedChannel();

@@ -12,14 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 
 import dev.heartbeat.core.ManualTicker;
-import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
 /**
  * A monitor runs, or says loudly that it does not: a handler activated on a monitor that was neither
  * started nor built {@code manual()} is counted and warned about (once per monitor); a manual monitor
- * is driven by {@code runOnce()} only; a monitor setting that would be ignored is refused.
+ * is driven by {@code runOnce()} only; a {@code hostWatchdog} without a host is refused.
  */
 class MonitorLifecycleTest {
 
@@ -93,18 +92,5 @@ class MonitorLifecycleTest {
                 () -> HeartbeatMonitor.builder().hostWatchdog(Duration.ofSeconds(1)).build());
         assertEquals("hostWatchdog (PT1S) needs hostedBy(EventExecutor): without a host loop there is nothing to "
                 + "watch", e.getMessage());
-    }
-
-    @Test
-    void refusesAHostForAManualMonitor() {
-        DefaultEventLoop loop = new DefaultEventLoop();
-        try {
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> HeartbeatMonitor.builder().manual().hostedBy(loop).build());
-            assertEquals("hostedBy needs a monitor that runs its own cycles: a manual() monitor runs them only in "
-                    + "runOnce()", e.getMessage());
-        } finally {
-            loop.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
-        }
     }
 }
