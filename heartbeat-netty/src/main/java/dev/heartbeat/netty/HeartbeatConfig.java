@@ -44,6 +44,9 @@ import dev.heartbeat.core.TimingWheel;
  * <p>Every duration must be 0 (disabled, where allowed) or between 1 ms and 2<sup>61</sup> ns;
  * anything else fails with a message that names the setting and the value. Nothing is rounded
  * or clamped, with one documented exception: a deadline is acted on at most one wheel tick late.
+ * A setting that would be ignored (a close hold without a veto, a veto that no close would ask,
+ * {@code observeOutput} without writer or all idleness...) is refused by {@link Builder#build()},
+ * with a message that names it and what would make it count.
  *
  * <pre>{@code
  * HeartbeatConfig dropIn = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(60)).build();
@@ -475,7 +478,9 @@ public final class HeartbeatConfig {
         /**
          * Whether a write that is slow but progressing (bytes leaving the outbound buffer) counts as
          * activity for writer and all idleness, as {@code IdleStateHandler}'s {@code observeOutput}.
-         * Off by default.
+         * Off by default. On, it needs {@link #writerIdle} or {@link #allIdle} (checked by
+         * {@link #build()}; the drop-in {@code events(observeOutput, ...)} takes it without, as
+         * {@code IdleStateHandler} does).
          */
         public Builder observeOutput(boolean observe) {
             requireIdlePolicy("observeOutput");
@@ -483,7 +488,10 @@ public final class HeartbeatConfig {
             return this;
         }
 
-        /** Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. */
+        /**
+         * Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. Needs an
+         * idle timeout to fire on (checked by {@link #build()}).
+         */
         public Builder withTimeoutExceptions() {
             if (!(policy instanceof ClosePolicy)) {
                 throw new IllegalStateException("withTimeoutExceptions applies only to closeWhenIdle(), not to policy "
@@ -522,7 +530,8 @@ public final class HeartbeatConfig {
         /**
          * Spreads pings: each channel waits {@code interval * (1 + f)} for a fixed per-channel
          * {@code f} in {@code [0, fraction)}, so channels opened together do not ping together.
-         * In [0, 1); 0 (the default) disables it.
+         * In [0, 1); 0 (the default) disables it. With a {@link #closeWhenReaderIdle} on read-driven
+         * pings, the longest jittered interval must still come before the close (checked by {@link #build()}).
          */
         public Builder jitter(double fraction) {
             requirePingPolicy("jitter");
@@ -690,7 +699,9 @@ public final class HeartbeatConfig {
          * Asks {@code veto} on the event loop before every close Heartbeat makes (but drains and ping
          * abuse): it may let it go ahead, hold it for a while ({@link CloseDecision#extend}), or, at a
          * maximum age, close at once without the goodbye. Holds of one episode add up to at most
-         * {@link #maxCloseHold} (5 min by default). Any policy.
+         * {@link #maxCloseHold} (5 min by default). Any policy that closes: {@link #events()} closes
+         * only with a guard ({@link #maxAge}, {@link #writeStall}, {@link #maxUnwritable}), which
+         * {@link #build()} checks. Replaces a {@link #holdWhile} set before.
          */
         public Builder beforeClose(CloseVeto veto) {
             guard.veto = Objects.requireNonNull(veto, "veto");
@@ -703,7 +714,10 @@ public final class HeartbeatConfig {
          * has work in flight on the channel, asking again every second, as Armeria keeps connections
          * with requests in progress; bounded by {@link #maxCloseHold}. Call
          * {@code HeartbeatMonitor.resetReadTimeout(channel)} when the work ends to measure idleness
-         * from then, as gRPC measures it from the last call. A shorthand for {@link #beforeClose}.
+         * from then, as gRPC measures it from the last call. A shorthand for {@link #beforeClose}
+         * (and replaces one set before); needs an idle close to hold: a timeout of
+         * {@link #closeWhenIdle()}, or the ping policy's {@link #closeWhenReaderIdle} (checked by
+         * {@link #build()}).
          */
         public Builder holdWhile(java.util.function.Predicate<io.netty.channel.Channel> inFlight) {
             Objects.requireNonNull(inFlight, "inFlight");
@@ -717,7 +731,8 @@ public final class HeartbeatConfig {
         /**
          * The longest a close veto may hold the closes of one episode (from the first hold until a
          * close goes ahead or the channel is no longer due to close); then the close goes ahead
-         * without asking. Default 5 min; at least 1 ms.
+         * without asking. Default 5 min; at least 1 ms. Needs a veto, {@link #beforeClose} or
+         * {@link #holdWhile} (checked by {@link #build()}).
          */
         public Builder maxCloseHold(Duration bound) {
             guard.maxHoldNanos = timeoutNanos("maxCloseHold", bound, false);
