@@ -1142,8 +1142,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * worker arms an entry of its own there, and the first cycle at or after that point wakes a
          * loop that has not run the batch. A lazily handed ping so goes out at most a coalescing
          * window plus a tick later than an eager one, and its answer is timed from when it was
-         * written, so no check comes sooner. Closes, idle events, goodbyes and the actions of
-         * configurations with no coalescing window always wake their loop.
+         * written, so no check comes sooner. Closes, idle events and goodbyes always wake their loop.
+         * Needs a {@link #maxCoalescing} window (checked by {@link #build()}).
          * A loop hosting the worker's cycles ({@link #hostedBy}) runs its own hand-offs right after the
          * cycle, so they stay eager.
          *
@@ -1220,12 +1220,17 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * {@link #manual()}, drive it with {@code runOnce()}.
          *
          * @throws IllegalStateException if a setting would be ignored: {@link #hostWatchdog} without
-         *     {@link #hostedBy}
+         *     {@link #hostedBy}, or {@link #lazyHandOffs} without a coalescing window to wait in
+         *     ({@link #maxCoalescing} below 2 ns)
          */
         public HeartbeatMonitor build() {
             if (hostWatchdogSet && hostExecutor == null) {
                 throw new IllegalStateException("hostWatchdog (" + hostWatchdog + ") needs hostedBy(EventExecutor): "
                         + "without a host loop there is nothing to watch");
+            }
+            if (lazyHandOffs && maxCoalescingNanos < 2) {
+                throw new IllegalStateException("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is "
+                        + Duration.ofNanos(maxCoalescingNanos) + ", so every hand-off would wake its loop");
             }
             return new HeartbeatMonitor(this);
         }

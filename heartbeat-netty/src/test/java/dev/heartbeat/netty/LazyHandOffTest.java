@@ -188,11 +188,11 @@ class LazyHandOffTest {
     }
 
     @Test
-    void withoutACoalescingWindowEveryHandOffWakes() {
-        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true).maxCoalescing(Duration.ZERO));
-        cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
-        assertEquals(0, loop.lazy, "no window to wait in");
-        assertEquals(1, loop.wakeUps);
+    void withoutACoalescingWindowLazyHandOffsAreRefused() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> HeartbeatMonitor.builder().lazyHandOffs(true).maxCoalescing(Duration.ZERO).build());
+        assertEquals("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is PT0S, so every hand-off "
+                + "would wake its loop", e.getMessage());
     }
 
     /**
