@@ -157,6 +157,17 @@ class DerivedConfigTest {
     }
 
     @Test
+    void aDoubledIntervalStillPingsBeforeTheReaderIdleClose() {
+        HeartbeatConfig base = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10)).jitter(0.5)
+                .closeWhenReaderIdle(Duration.ofSeconds(20)).build();
+        HeartbeatConfig doubled = base.withDoubledInterval();
+        assertTrue(doubled.pingInterval().compareTo(base.pingInterval()) > 0
+                && doubled.pingInterval().compareTo(Duration.ofMillis(13_334)) < 0, "backs off, within 20 s / 1.5: "
+                + doubled.pingInterval());
+        doubled.toBuilder().build(); // passes the check that its first ping comes before the close
+    }
+
+    @Test
     void timeoutExceptionsKeepEverythingElse() {
         HeartbeatConfig base = idleBase(b -> b);
         HeartbeatConfig derived = idleBase(HeartbeatConfig.Builder::withTimeoutExceptions);
