@@ -22,7 +22,8 @@ import io.netty.util.ReferenceCountUtil;
 final class VirtualPair implements AutoCloseable {
 
     final ManualTicker ticker = new ManualTicker(0);
-    final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+    final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     final EchoPipeline echo;
     final EmbeddedChannel server;
     final EmbeddedChannel client;

@@ -44,6 +44,9 @@ import dev.heartbeat.core.TimingWheel;
  * <p>Every duration must be 0 (disabled, where allowed) or between 1 ms and 2<sup>61</sup> ns;
  * anything else fails with a message that names the setting and the value. Nothing is rounded
  * or clamped, with one documented exception: a deadline is acted on at most one wheel tick late.
+ * A setting that would be ignored (a close hold without a veto, a veto that no close would ask,
+ * {@code observeOutput} without writer or all idleness...) is refused by {@link Builder#build()},
+ * with a message that names it and what would make it count.
  *
  * <pre>{@code
  * HeartbeatConfig dropIn = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(60)).build();
@@ -117,8 +120,15 @@ public final class HeartbeatConfig {
     final boolean tracksReads;
     /** Whether writes matter to this configuration: the write path listens only then. */
     final boolean tracksWrites;
+    /**
+     * The settings this configuration was built from: a private copy, never changed, the one source of
+     * every derived configuration ({@link #toBuilder}), so that a derivation copies every setting, and
+     * a setting added to the builder is carried over without a line of its own.
+     */
+    private final Builder settings;
 
     private HeartbeatConfig(Builder b) {
+        this.settings = b.copy();
         this.policy = b.policy;
         this.readerIdleNanos = b.readerIdleNanos;
         this.writerIdleNanos = b.writerIdleNanos;
@@ -333,46 +343,65 @@ public final class HeartbeatConfig {
     /**
      * This ping configuration with its interval doubled (gRPC's back-off when a server says
      * {@code too_many_pings}), at most {@link #MAX_TIMEOUT}, and, when pings follow read silence with a
-     * reader-idle close, below that close; everything else as it is.
+     * reader-idle close, with its first ping still due before that close (the check of
+     * {@link Builder#build}); everything else as it is.
      */
     HeartbeatConfig withDoubledInterval() {
         long doubled = Math.min(MAX_TIMEOUT.toNanos(), pingIntervalNanos * 2);
         if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
-            doubled = Math.max(pingIntervalNanos, Math.min(doubled, readerCloseNanos - MIN_TIMEOUT.toNanos()));
+            // The largest interval in [now, doubled] whose first ping still comes before the close (a
+            // bisection: the bound grows with the interval).
+            long fits = pingIntervalNanos;
+            long over = doubled + 1;
+            while (over - fits > 1) {
+                long mid = fits + (over - fits) / 2;
+                if (settings.firstPingBoundNanos(mid) < readerCloseNanos) {
+                    fits = mid;
+                } else {
+                    over = mid;
+                }
+            }
+            doubled = fits;
         }
         return withInterval(doubled);
     }
 
-    /** This ping configuration with the ping interval {@code intervalNanos}; everything else as it is. */
+    /**
+     * This ping configuration with the ping interval {@code intervalNanos}; everything else as it is,
+     * the answer timeout included (where it defaulted to the interval, it stays the old interval).
+     */
     HeartbeatConfig withInterval(long intervalNanos) {
-        Builder b = new Builder(policy);
-        b.readerIdleNanos = readerIdleNanos;
-        b.writerIdleNanos = writerIdleNanos;
-        b.allIdleNanos = allIdleNanos;
-        b.observeOutput = observeOutput;
+        Builder b = toBuilder();
         b.pingIntervalNanos = intervalNanos;
-        b.tuner = tuner;
         b.pingTimeoutNanos = pingTimeoutNanos;
-        b.maxMissedPings = maxMissedPings;
-        b.jitter = jitter;
-        b.pingWhenWriterIdle = pingWhenWriterIdle;
-        b.probe = probe;
-        b.ackMode = ackMode;
-        b.readerCloseNanos = readerCloseNanos;
-        b.adaptiveMinNanos = adaptiveMinNanos;
-        b.adaptiveMaxNanos = adaptiveMaxNanos;
-        if (guards != null) {
-            b.maxAgeNanos = guards.maxAgeNanos;
-            b.ageJitter = guards.ageJitter;
-            b.jitterMode = guards.jitterMode;
-            b.graceNanos = guards.graceNanos;
-            b.writeStallNanos = guards.writeStallNanos;
-            b.maxUnwritableNanos = guards.maxUnwritableNanos;
-            b.goodbye = guards.goodbye;
-            b.veto = guards.veto;
-            b.maxHoldNanos = guards.maxHoldNanos;
-        }
         return new HeartbeatConfig(b);
+    }
+
+    /**
+     * This configuration's lifecycle settings (maximum age, write stall, unwritable bound, goodbye,
+     * close veto and its bound) with a new idle policy: close after {@code readerIdleNanos} without a
+     * read ({@link #closeWhenIdle()}, with timeout exceptions if this configuration has them), as
+     * {@link MqttKeepAlive} needs after CONNECT. Every setting of the old idle policy (its timeouts,
+     * or its pings) is replaced; the goodbye this configuration said (its ping probe's, if it had no
+     * other) is kept.
+     *
+     * @throws IllegalStateException if the result would refuse to build (for example a
+     *     {@code holdWhile} that only a ping configuration's reader-idle close could use is still used
+     *     here: it holds the new reader-idle close)
+     */
+    HeartbeatConfig withReaderIdleClose(long readerIdleNanos) {
+        Builder b = new Builder(policy == ClosePolicy.WITH_EXCEPTION ? policy : ClosePolicy.QUIETLY);
+        b.guard = settings.guard.copy();
+        if (b.guard.goodbye == null) {
+            b.guard.goodbye = settings.probe; // the goodbye this configuration said, if any
+        }
+        b.readerIdleNanos = readerIdleNanos;
+        return b.build();
+    }
+
+    /** A builder with every setting of this configuration: derivations change what they replace and build. */
+    Builder toBuilder() {
+        return settings.copy();
     }
 
     /** Whether the channel needs a {@link GuardState}. */
@@ -399,8 +428,9 @@ public final class HeartbeatConfig {
      * Builds a {@link HeartbeatConfig}. Each setter checks its value at once; a setting that does not
      * apply to the chosen policy is refused with {@link IllegalStateException}.
      */
-    public static final class Builder {
-        private final HandlerPolicy policy;
+    public static final class Builder implements Cloneable {
+        /** The policy: final in effect (only a copy changes it, see {@link #withTimeoutExceptions}). */
+        private HandlerPolicy policy;
         private long readerIdleNanos;
         private long writerIdleNanos;
         private long allIdleNanos;
@@ -415,16 +445,9 @@ public final class HeartbeatConfig {
         private long adaptiveMinNanos;
         private long adaptiveMaxNanos;
         private long readerCloseNanos;
-        private long maxAgeNanos;
-        private double ageJitter;
-        private JitterMode jitterMode = JitterMode.SYMMETRIC;
-        private long graceNanos;
-        private long writeStallNanos;
-        private long maxUnwritableNanos;
-        private Probe goodbye;
-        private CloseVeto veto;
-        private long maxHoldNanos = Guards.DEFAULT_MAX_HOLD_NANOS;
         private AdaptiveKeepAlive<java.net.SocketAddress> tuner;
+        /** The lifecycle settings: one object, so that a new idle policy keeps them all. */
+        private GuardSettings guard = new GuardSettings();
 
         private Builder(HandlerPolicy policy) {
             this.policy = policy;
@@ -455,7 +478,9 @@ public final class HeartbeatConfig {
         /**
          * Whether a write that is slow but progressing (bytes leaving the outbound buffer) counts as
          * activity for writer and all idleness, as {@code IdleStateHandler}'s {@code observeOutput}.
-         * Off by default.
+         * Off by default. On, it needs {@link #writerIdle} or {@link #allIdle} (checked by
+         * {@link #build()}; the drop-in {@code events(observeOutput, ...)} takes it without, as
+         * {@code IdleStateHandler} does).
          */
         public Builder observeOutput(boolean observe) {
             requireIdlePolicy("observeOutput");
@@ -463,7 +488,10 @@ public final class HeartbeatConfig {
             return this;
         }
 
-        /** Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. */
+        /**
+         * Close with {@code ReadTimeoutException} / {@code WriteTimeoutException} fired first. Needs an
+         * idle timeout to fire on (checked by {@link #build()}).
+         */
         public Builder withTimeoutExceptions() {
             if (!(policy instanceof ClosePolicy)) {
                 throw new IllegalStateException("withTimeoutExceptions applies only to closeWhenIdle(), not to policy "
@@ -502,7 +530,8 @@ public final class HeartbeatConfig {
         /**
          * Spreads pings: each channel waits {@code interval * (1 + f)} for a fixed per-channel
          * {@code f} in {@code [0, fraction)}, so channels opened together do not ping together.
-         * In [0, 1); 0 (the default) disables it.
+         * In [0, 1); 0 (the default) disables it. With a {@link #closeWhenReaderIdle} on read-driven
+         * pings, the longest jittered interval must still come before the close (checked by {@link #build()}).
          */
         public Builder jitter(double fraction) {
             requirePingPolicy("jitter");
@@ -531,9 +560,11 @@ public final class HeartbeatConfig {
          * connection) and a close when the peer has not sent anything (so a dead peer is found
          * even while we keep writing to it). Off by default.
          *
-         * @param timeout how long without a read closes; longer than the {@link #interval} unless
-         *     pings are driven by writer idleness (checked by {@link #build()}: else the channel
-         *     would close before its first ping)
+         * @param timeout how long without a read closes; unless pings are driven by writer idleness,
+         *     longer than the latest first ping of a silent channel: the {@link #interval} plus its
+         *     largest {@link #jitter}, plus the configuration's coalescing window (1/64 of the interval
+         *     at most) and two ticks of 1.05 ms (checked by {@link #build()}: else a channel could close
+         *     before its first ping)
          */
         public Builder closeWhenReaderIdle(Duration timeout) {
             requirePingPolicy("closeWhenReaderIdle");
@@ -593,7 +624,7 @@ public final class HeartbeatConfig {
          * it is configured ends the channel at once.
          */
         public Builder maxAge(Duration age) {
-            maxAgeNanos = timeoutNanos("maxAge", age, true);
+            guard.maxAgeNanos = timeoutNanos("maxAge", age, true);
             return this;
         }
 
@@ -606,8 +637,8 @@ public final class HeartbeatConfig {
             if (!(fraction >= 0 && fraction < 1)) {
                 throw new IllegalArgumentException("maxAgeJitter must be in [0, 1): " + fraction);
             }
-            this.ageJitter = fraction;
-            this.jitterMode = Objects.requireNonNull(mode, "mode");
+            guard.ageJitter = fraction;
+            guard.jitterMode = Objects.requireNonNull(mode, "mode");
             return this;
         }
 
@@ -618,7 +649,7 @@ public final class HeartbeatConfig {
          * written. Needs {@link #maxAge}.
          */
         public Builder maxAgeGrace(Duration grace) {
-            graceNanos = timeoutNanos("maxAgeGrace", grace, true);
+            guard.graceNanos = timeoutNanos("maxAgeGrace", grace, true);
             return this;
         }
 
@@ -641,7 +672,7 @@ public final class HeartbeatConfig {
          * (a read every third of a 250 ms stall, 8 KiB buffers) were all closed without it, and none with it.
          */
         public Builder writeStall(Duration timeout) {
-            writeStallNanos = timeoutNanos("writeStall", timeout, true);
+            guard.writeStallNanos = timeoutNanos("writeStall", timeout, true);
             return this;
         }
 
@@ -652,7 +683,7 @@ public final class HeartbeatConfig {
          * writability change Netty fires; any policy. {@code Duration.ZERO} disables it.
          */
         public Builder maxUnwritable(Duration timeout) {
-            maxUnwritableNanos = timeoutNanos("maxUnwritable", timeout, true);
+            guard.maxUnwritableNanos = timeoutNanos("maxUnwritable", timeout, true);
             return this;
         }
 
@@ -668,7 +699,7 @@ public final class HeartbeatConfig {
          * {@link HeartbeatGoodbyeEvent} is fired, for the application to say its own goodbye).
          */
         public Builder goodbye(Probe probe) {
-            this.goodbye = Objects.requireNonNull(probe, "goodbye probe");
+            guard.goodbye = Objects.requireNonNull(probe, "goodbye probe");
             return this;
         }
 
@@ -676,10 +707,13 @@ public final class HeartbeatConfig {
          * Asks {@code veto} on the event loop before every close Heartbeat makes (but drains and ping
          * abuse): it may let it go ahead, hold it for a while ({@link CloseDecision#extend}), or, at a
          * maximum age, close at once without the goodbye. Holds of one episode add up to at most
-         * {@link #maxCloseHold} (5 min by default). Any policy.
+         * {@link #maxCloseHold} (5 min by default). Any policy that closes: {@link #events()} closes
+         * only with a guard ({@link #maxAge}, {@link #writeStall}, {@link #maxUnwritable}), which
+         * {@link #build()} checks. Replaces a {@link #holdWhile} set before.
          */
         public Builder beforeClose(CloseVeto veto) {
-            this.veto = Objects.requireNonNull(veto, "veto");
+            guard.veto = Objects.requireNonNull(veto, "veto");
+            guard.vetoHoldsIdleClosesOnly = false;
             return this;
         }
 
@@ -688,33 +722,41 @@ public final class HeartbeatConfig {
          * has work in flight on the channel, asking again every second, as Armeria keeps connections
          * with requests in progress; bounded by {@link #maxCloseHold}. Call
          * {@code HeartbeatMonitor.resetReadTimeout(channel)} when the work ends to measure idleness
-         * from then, as gRPC measures it from the last call. A shorthand for {@link #beforeClose}.
+         * from then, as gRPC measures it from the last call. A shorthand for {@link #beforeClose}
+         * (and replaces one set before); needs an idle close to hold: a timeout of
+         * {@link #closeWhenIdle()}, or the ping policy's {@link #closeWhenReaderIdle} (checked by
+         * {@link #build()}).
          */
         public Builder holdWhile(java.util.function.Predicate<io.netty.channel.Channel> inFlight) {
             Objects.requireNonNull(inFlight, "inFlight");
             CloseDecision recheck = CloseDecision.extend(Duration.ofNanos(Guards.HOLD_RECHECK_NANOS));
-            return beforeClose((ch, reason) -> (reason == CloseReason.READER_IDLE || reason == CloseReason.WRITER_IDLE
+            beforeClose((ch, reason) -> (reason == CloseReason.READER_IDLE || reason == CloseReason.WRITER_IDLE
                     || reason == CloseReason.ALL_IDLE) && inFlight.test(ch) ? recheck : CloseDecision.PROCEED);
+            guard.vetoHoldsIdleClosesOnly = true;
+            return this;
         }
 
         /**
          * The longest a close veto may hold the closes of one episode (from the first hold until a
          * close goes ahead or the channel is no longer due to close); then the close goes ahead
-         * without asking. Default 5 min; at least 1 ms.
+         * without asking. Default 5 min; at least 1 ms. Needs a veto, {@link #beforeClose} or
+         * {@link #holdWhile} (checked by {@link #build()}).
          */
         public Builder maxCloseHold(Duration bound) {
-            maxHoldNanos = timeoutNanos("maxCloseHold", bound, false);
+            guard.maxHoldNanos = timeoutNanos("maxCloseHold", bound, false);
+            guard.maxHoldSet = true;
             return this;
         }
 
         /** The guards these settings make, or null for none. */
         private Guards guards() {
-            Probe bye = goodbye != null ? goodbye : probe;
-            if (maxAgeNanos == 0 && writeStallNanos == 0 && maxUnwritableNanos == 0 && bye == null && veto == null) {
+            GuardSettings g = guard;
+            Probe bye = g.goodbye != null ? g.goodbye : probe;
+            if (!g.guards() && bye == null && g.veto == null) {
                 return null;
             }
-            return new Guards(maxAgeNanos, ageJitter, jitterMode, graceNanos, writeStallNanos, maxUnwritableNanos,
-                    bye, veto, maxHoldNanos);
+            return new Guards(g.maxAgeNanos, g.ageJitter, g.jitterMode, g.graceNanos, g.writeStallNanos,
+                    g.maxUnwritableNanos, bye, g.veto, g.maxHoldNanos);
         }
 
         /**
@@ -739,22 +781,34 @@ public final class HeartbeatConfig {
          *
          * @throws IllegalStateException if the ping policy has no interval, or an idle policy no timeout
          *     (a configuration that watches nothing would be a silent no-op; to stop watching a channel,
-         *     remove its handler)
+         *     remove its handler), if the settings contradict each other, or if a setting would be
+         *     ignored: each message names the setting and what would make it count
          */
         public HeartbeatConfig build() {
-            if (pings() && pingIntervalNanos == 0) {
+            if (guard.maxAgeNanos == 0 && (guard.ageJitter > 0 || guard.graceNanos > 0)) {
+                throw new IllegalStateException((guard.ageJitter > 0 ? "maxAgeJitter" : "maxAgeGrace")
+                        + " needs maxAge: call maxAge(Duration) too");
+            }
+            if (pings()) {
+                checkPings();
+            } else {
+                checkIdle();
+            }
+            checkVeto();
+            return new HeartbeatConfig(this);
+        }
+
+        private void checkPings() {
+            if (pingIntervalNanos == 0) {
                 throw new IllegalStateException("the ping policy needs an interval: call interval(Duration)");
             }
-            if (pings() && ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
+            if (ackMode.needsMatching() && probe.matching() == Probe.Matching.NONE) {
                 throw new IllegalStateException("ackMode " + ackMode + " needs a probe that recognises its answers, "
                         + "but " + probe + " does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with a probe "
                         + "such as Probes.http2()");
             }
-            if (readerCloseNanos > 0 && !pingWhenWriterIdle && readerCloseNanos <= pingIntervalNanos) {
-                throw new IllegalStateException("closeWhenReaderIdle (" + Duration.ofNanos(readerCloseNanos)
-                        + ") needs to be longer than the interval (" + Duration.ofNanos(pingIntervalNanos) + ") when "
-                        + "pings are driven by read silence, or the channel closes before its first ping: use "
-                        + "whenWriterIdle() or a longer closeWhenReaderIdle");
+            if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
+                checkFirstPingBeforeClose();
             }
             if (adaptiveMaxNanos > 0 && (!ackMode.needsMatching() || probe.matching() == Probe.Matching.NONE)) {
                 throw new IllegalStateException("adaptiveTimeout needs a probe that recognises its answers and a "
@@ -766,35 +820,118 @@ public final class HeartbeatConfig {
                         + "own silence) and a probe that recognises its answers (to tell a success); this has "
                         + (pingWhenWriterIdle ? "" : "pings on read silence and ") + "probe " + probe);
             }
-            if (maxAgeNanos == 0 && (ageJitter > 0 || graceNanos > 0)) {
-                throw new IllegalStateException((ageJitter > 0 ? "maxAgeJitter" : "maxAgeGrace") + " needs maxAge: "
-                        + "call maxAge(Duration) too");
+        }
+
+        /** A read-driven ping configuration with a reader-idle close: the close must come after the first ping. */
+        private void checkFirstPingBeforeClose() {
+            if (readerCloseNanos <= pingIntervalNanos) {
+                throw new IllegalStateException("closeWhenReaderIdle (" + Duration.ofNanos(readerCloseNanos)
+                        + ") needs to be longer than the interval (" + Duration.ofNanos(pingIntervalNanos) + ") when "
+                        + "pings are driven by read silence, or the channel closes before its first ping: use "
+                        + "whenWriterIdle() or a longer closeWhenReaderIdle");
             }
-            boolean guarded = maxAgeNanos > 0 || writeStallNanos > 0 || maxUnwritableNanos > 0;
-            if (!pings() && !guarded && readerIdleNanos == 0 && writerIdleNanos == 0 && allIdleNanos == 0) {
+            long bound = firstPingBoundNanos(pingIntervalNanos);
+            if (readerCloseNanos <= bound) {
+                long jittered = pingIntervalNanos + (long) Math.ceil(pingIntervalNanos * jitter);
+                throw new IllegalStateException("closeWhenReaderIdle (" + Duration.ofNanos(readerCloseNanos)
+                        + ") needs to be longer than the latest first ping of a silent channel ("
+                        + Duration.ofNanos(bound) + ": the interval " + Duration.ofNanos(pingIntervalNanos)
+                        + (jitter > 0 ? " with jitter " + jitter + " (up to " + Duration.ofNanos(jittered) + ")" : "")
+                        + ", then up to a coalescing window ("
+                        + Duration.ofNanos(coalescingBoundNanos(pingIntervalNanos)) + ") and two ticks late) "
+                        + "when pings are driven by read silence, or a channel closes before its first ping: use "
+                        + "whenWriterIdle(), "
+                        + (jitter > 0 ? "a smaller jitter " : "") + "or a longer closeWhenReaderIdle");
+            }
+        }
+
+        /**
+         * The latest a silent channel's first ping is decided, after its last read, with ping interval
+         * {@code intervalNanos}: the interval with the largest share of the jitter (below
+         * {@code interval * jitter}), delivered late by at most this configuration's coalescing window
+         * and two wheel ticks: one for the wheel's resolution, one for the worker's wake-up (default
+         * ticks, 1.05 ms; a monitor with a coarser tick, or a worker stalled longer, may decide later).
+         */
+        long firstPingBoundNanos(long intervalNanos) {
+            return intervalNanos + (long) Math.ceil(intervalNanos * jitter) + coalescingBoundNanos(intervalNanos)
+                    + 2 * TimingWheel.DEFAULT_TICK_NANOS;
+        }
+
+        /**
+         * The coalescing window a configuration with ping interval {@code intervalNanos} has at most (see
+         * {@code coalescingNanos}; its other timeouts can only make it finer, a monitor only cap it).
+         */
+        private long coalescingBoundNanos(long intervalNanos) {
+            long finest = Math.min(intervalNanos, pingTimeoutNanos > 0 ? pingTimeoutNanos : intervalNanos);
+            finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
+            return Long.highestOneBit(finest >>> COALESCING_SHIFT);
+        }
+
+        private void checkIdle() {
+            boolean timeouts = readerIdleNanos > 0 || writerIdleNanos > 0 || allIdleNanos > 0;
+            if (!timeouts && !guard.guards()) {
                 throw new IllegalStateException("policy " + policy.kind() + " needs a timeout: set readerIdle, "
                         + "writerIdle or allIdle to a positive duration (or a guard: maxAge, writeStall, "
                         + "maxUnwritable)");
             }
-            return new HeartbeatConfig(this);
+            if (policy == ClosePolicy.WITH_EXCEPTION && !timeouts) {
+                throw new IllegalStateException("withTimeoutExceptions needs an idle timeout to fire on: set "
+                        + "readerIdle, writerIdle or allIdle");
+            }
+            if (observeOutput && writerIdleNanos == 0 && allIdleNanos == 0) {
+                throw new IllegalStateException("observeOutput needs writerIdle or allIdle: it changes how writes "
+                        + "count, and reader idleness does not look at writes");
+            }
         }
 
+        /** The close veto and its bound: each needs a close to be asked about. */
+        private void checkVeto() {
+            GuardSettings g = guard;
+            if (g.maxHoldSet && g.veto == null) {
+                throw new IllegalStateException("maxCloseHold (" + Duration.ofNanos(g.maxHoldNanos) + ") needs a "
+                        + "close veto to bound: call beforeClose(CloseVeto) or holdWhile(Predicate) too");
+            }
+            if (g.veto == null) {
+                return;
+            }
+            if (g.vetoHoldsIdleClosesOnly && !closesWhenIdle()) {
+                throw new IllegalStateException("holdWhile needs an idle close (READER_IDLE, WRITER_IDLE or ALL_IDLE) "
+                        + "to hold, and policy " + policy.kind() + " makes none here: " + (pings()
+                        ? "set closeWhenReaderIdle" : policy instanceof EventPolicy
+                        ? "use closeWhenIdle() with a timeout" : "set readerIdle, writerIdle or allIdle")
+                        + ", or use beforeClose(CloseVeto)");
+            }
+            if (policy instanceof EventPolicy && !g.guards()) {
+                throw new IllegalStateException("beforeClose needs a close to be asked about: policy EVENT closes "
+                        + "nothing by itself (and drains are not asked); add maxAge, writeStall or maxUnwritable, or "
+                        + "use closeWhenIdle()");
+            }
+        }
+
+        /** Whether this configuration closes channels for idleness (READER_IDLE, WRITER_IDLE, ALL_IDLE). */
+        private boolean closesWhenIdle() {
+            if (pings()) {
+                return readerCloseNanos > 0;
+            }
+            return policy instanceof ClosePolicy && (readerIdleNanos > 0 || writerIdleNanos > 0 || allIdleNanos > 0);
+        }
+
+        /** A copy with {@code newPolicy}: every other setting as it is. */
         private Builder copyAs(HandlerPolicy newPolicy) {
-            Builder b = new Builder(newPolicy);
-            b.readerIdleNanos = readerIdleNanos;
-            b.writerIdleNanos = writerIdleNanos;
-            b.allIdleNanos = allIdleNanos;
-            b.observeOutput = observeOutput;
-            b.maxAgeNanos = maxAgeNanos;
-            b.ageJitter = ageJitter;
-            b.jitterMode = jitterMode;
-            b.graceNanos = graceNanos;
-            b.writeStallNanos = writeStallNanos;
-            b.maxUnwritableNanos = maxUnwritableNanos;
-            b.goodbye = goodbye;
-            b.veto = veto;
-            b.maxHoldNanos = maxHoldNanos;
+            Builder b = copy();
+            b.policy = newPolicy;
             return b;
+        }
+
+        /** A copy of every setting: {@code clone} copies each field, so that no derivation can forget one. */
+        Builder copy() {
+            try {
+                Builder b = (Builder) super.clone();
+                b.guard = guard.copy();
+                return b;
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
         }
 
         /** Whether this builds a ping configuration (the settings of the two families exclude each other). */
@@ -834,6 +971,39 @@ public final class HeartbeatConfig {
                 throw new IllegalArgumentException(name + " must be at most 2^61 ns (about 73 years): " + value);
             }
             return value.toNanos();
+        }
+    }
+
+    /**
+     * The lifecycle settings of a builder (see {@link Guards} for what they do): one object, so that a
+     * derivation that replaces the idle policy keeps every one of them, and a copy copies them all.
+     */
+    static final class GuardSettings implements Cloneable {
+        private long maxAgeNanos;
+        private double ageJitter;
+        private JitterMode jitterMode = JitterMode.SYMMETRIC;
+        private long graceNanos;
+        private long writeStallNanos;
+        private long maxUnwritableNanos;
+        private Probe goodbye;
+        private CloseVeto veto;
+        /** Whether the veto came from {@code holdWhile}: it answers only for idle closes. */
+        private boolean vetoHoldsIdleClosesOnly;
+        private long maxHoldNanos = Guards.DEFAULT_MAX_HOLD_NANOS;
+        /** Whether {@code maxCloseHold} was called (its default bounds a veto; set without one, it is refused). */
+        private boolean maxHoldSet;
+
+        /** Whether a guard that closes is set: maximum age, write stall or unwritable bound. */
+        boolean guards() {
+            return maxAgeNanos > 0 || writeStallNanos > 0 || maxUnwritableNanos > 0;
+        }
+
+        GuardSettings copy() {
+            try {
+                return (GuardSettings) super.clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
         }
     }
 }

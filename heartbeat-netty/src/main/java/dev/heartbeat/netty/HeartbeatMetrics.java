@@ -110,7 +110,8 @@ public final class HeartbeatMetrics implements MeterBinder {
         counter(registry, "heartbeat.worker.callback.failures", "Worker expiry callbacks that threw", Tags.empty(),
                 s -> s.timer().callbackFailures());
         counter(registry, "heartbeat.unmonitored.channels",
-                "Channels activated or reconfigured after the monitor was closed: they have no idle detection",
+                "Channels activated or reconfigured after the monitor was closed, or activated on a monitor not "
+                + "started (nor manual): they have no idle detection",
                 Tags.empty(), s -> s.unmonitoredChannels());
         gauge(registry, "heartbeat.wheel.entries", "Entries in the timing wheel", s -> s.timer().entries());
         gauge(registry, "heartbeat.worker.queue.depth", "Requests waiting for the worker",

@@ -59,13 +59,23 @@ import org.slf4j.LoggerFactory;
  * task, no allocation on reads and writes, one ticker read per read batch and per completed write.
  * Closing the monitor stops the worker and leaves the channels open; their handlers then do nothing.
  *
- * <p>Thread-safe. For tests in virtual time, build it with a {@link dev.heartbeat.core.ManualTicker},
- * do not start it, and call {@link #runOnce()} after moving the ticker; the actions then run on each
- * channel's event loop (for {@code EmbeddedChannel}: {@code runPendingTasks()}).
+ * <p>A monitor runs once started ({@link #start()}, or {@link Builder#build()} then
+ * {@link #startWorker()}); a channel activated on one that is neither started nor built
+ * {@link Builder#manual()} gets no idle detection until it starts, which the first such channel
+ * logs at WARN (once per monitor) and each counts in {@code unmonitoredChannels}.
+ *
+ * <p>Thread-safe. For tests in virtual time, build it {@link Builder#manual()} with a
+ * {@link dev.heartbeat.core.ManualTicker} and call {@link #runOnce()} after moving the ticker; the
+ * actions then run on each channel's event loop (for {@code EmbeddedChannel}: {@code runPendingTasks()}).
  */
 public final class HeartbeatMonitor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitor.class);
+    /** The WARN for a channel activated on a monitor that does not run (logged once per monitor). */
+    static final String NOT_RUNNING_WARNING = "{} is neither started nor manual: a channel activated now gets no idle "
+            + "detection until startWorker() is called (counted as unmonitoredChannels; this is logged once). "
+            + "Start it with startWorker() (or build it with HeartbeatMonitor.start()), or, to drive it in virtual "
+            + "time, build it with manual() and call runOnce()";
 
     // Idle event counter indexes: the idle kinds are CheckOrder's.
     static final int READER_KIND = CheckOrder.READER;
@@ -109,6 +119,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final LongAdder unmonitoredChannels = new LongAdder();
     /** Whether the one WARN about channels activated after close was logged. */
     private final AtomicBoolean warnedUnmonitored = new AtomicBoolean();
+    /** Whether this monitor is driven by {@link #runOnce()} only (see {@link Builder#manual()}). */
+    private final boolean manual;
+    /** Whether {@link #startWorker()} was called: any thread reads it when a channel is activated. */
+    private volatile boolean started;
+    /** Whether the one WARN about channels activated on a monitor that does not run was logged. */
+    private final AtomicBoolean warnedNotRunning = new AtomicBoolean();
     /** Worker only: the latest drain's start (ticker time) and window (see {@link #drain}). */
     private long drainStart;
     private long drainWindow;
@@ -144,6 +160,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     private HeartbeatMonitor(Builder b) {
         this.ticker = b.ticker;
+        this.manual = b.manual;
         for (CloseReason reason : CloseReason.values()) {
             closes.put(reason, new LongAdder());
         }
@@ -191,9 +208,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
     /**
      * Starts the worker thread of a monitor made with {@link Builder#build()}.
      *
-     * @throws IllegalStateException if already started, closed, or driven with {@link #runOnce()}
+     * @throws IllegalStateException if already started, closed, driven with {@link #runOnce()}, or
+     *     built {@link Builder#manual()}
      */
     public HeartbeatMonitor startWorker() {
+        if (manual) {
+            throw new IllegalStateException("this HeartbeatMonitor was built manual(): it runs only when runOnce() "
+                    + "is called, and startWorker() would race with that");
+        }
+        started = true; // before the worker runs: a channel activated meanwhile is not warned about
         if (hostExecutor == null) {
             worker.start();
         } else {
@@ -456,10 +479,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
     }
 
     /**
-     * Runs one worker cycle on the calling thread, at the ticker's current time: for a monitor that
-     * was never started, in tests.
+     * Runs one worker cycle on the calling thread, at the ticker's current time: for a monitor built
+     * {@link Builder#manual()}, in tests. Also allowed, for compatibility, on a monitor that was never
+     * started and is not manual (its channels were warned about when activated: build it manual()).
      *
      * @return requests applied plus entries expired
+     * @throws IllegalStateException if the worker was started or is closed, or another thread is in
+     *     runOnce now
      */
     public int runOnce() {
         return worker.doWork();
@@ -583,8 +609,16 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     // ------------------------------------------------------------------ counters
 
+    /** Event loop: a handler became active; counted and warned about if this monitor does not run. */
     void channelOpened() {
         channels.increment();
+        if (!started && !manual && !worker.isClosed()) {
+            // (A closed monitor refuses the handler's request: that handler is counted as unmonitored there.)
+            unmonitoredChannels.increment();
+            if (warnedNotRunning.compareAndSet(false, true)) {
+                LOG.warn(NOT_RUNNING_WARNING, this);
+            }
+        }
     }
 
     void channelClosed() {
@@ -819,6 +853,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return warnedUnmonitored.get();
     }
 
+    /** For tests: whether the WARN about channels activated on a monitor that does not run was logged. */
+    boolean warnedNotRunning() {
+        return warnedNotRunning.get();
+    }
+
     /** The event loop that hosts the worker's cycles ({@link Builder#hostedBy}), or null. */
     EventExecutor hostExecutor() {
         return hostExecutor;
@@ -1034,6 +1073,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private long maxCoalescingNanos = DEFAULT_MAX_COALESCING_NANOS;
         private EventExecutor hostExecutor;
         private Duration hostWatchdog = Duration.ofMillis(250);
+        /** Whether {@link #hostWatchdog} was called: it is refused without {@link #hostedBy}. */
+        private boolean hostWatchdogSet;
+        private boolean manual;
         private int actionBudget;
         private boolean lazyHandOffs;
 
@@ -1060,13 +1102,27 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * cycles it is asked for. If the loop has not run a due cycle within a period (blocked, or shut
          * down), the worker's thread runs them until the loop runs one again; checks are then late by
          * up to about a period (and deferred as a stall if that is beyond {@link #stallThreshold}).
-         * The thread wakes once a period, so longer periods cost less. 250 ms by default.
+         * The thread wakes once a period, so longer periods cost less. 250 ms by default. Needs
+         * {@link #hostedBy} (checked by {@link #build()}).
          *
          * @throws IllegalArgumentException if not in [1 ms, 1 min]
          */
         public Builder hostWatchdog(Duration period) {
             TimerWorker.checkWatchdog(period);
             this.hostWatchdog = period;
+            this.hostWatchdogSet = true;
+            return this;
+        }
+
+        /**
+         * A monitor for virtual time: driven only by {@link HeartbeatMonitor#runOnce()} on the
+         * caller's thread (with a {@link dev.heartbeat.core.ManualTicker}, say), never started:
+         * {@link HeartbeatMonitor#startWorker()} is refused, and its handlers are not warned about as
+         * channels of a monitor that does not run. With {@link #hostedBy}, {@code runOnce()} stands for
+         * the host loop's cycles (the host's own hand-offs stay eager, as there).
+         */
+        public Builder manual() {
+            this.manual = true;
             return this;
         }
 
@@ -1118,8 +1174,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * worker arms an entry of its own there, and the first cycle at or after that point wakes a
          * loop that has not run the batch. A lazily handed ping so goes out at most a coalescing
          * window plus a tick later than an eager one, and its answer is timed from when it was
-         * written, so no check comes sooner. Closes, idle events, goodbyes and the actions of
-         * configurations with no coalescing window always wake their loop.
+         * written, so no check comes sooner. Closes, idle events and goodbyes always wake their loop.
+         * Needs a {@link #maxCoalescing} window (checked by {@link #build()}).
          * A loop hosting the worker's cycles ({@link #hostedBy}) runs its own hand-offs right after the
          * cycle, so they stay eager.
          *
@@ -1191,8 +1247,23 @@ public final class HeartbeatMonitor implements AutoCloseable {
             return this;
         }
 
-        /** A monitor, not yet started: call {@link HeartbeatMonitor#startWorker()}, or drive it with runOnce(). */
+        /**
+         * A monitor, not yet started: call {@link HeartbeatMonitor#startWorker()}; or, if built
+         * {@link #manual()}, drive it with {@code runOnce()}.
+         *
+         * @throws IllegalStateException if a setting would be ignored: {@link #hostWatchdog} without
+         *     {@link #hostedBy}, or {@link #lazyHandOffs} without a coalescing window to wait in
+         *     ({@link #maxCoalescing} below 2 ns)
+         */
         public HeartbeatMonitor build() {
+            if (hostWatchdogSet && hostExecutor == null) {
+                throw new IllegalStateException("hostWatchdog (" + hostWatchdog + ") needs hostedBy(EventExecutor): "
+                        + "without a host loop there is nothing to watch");
+            }
+            if (lazyHandOffs && maxCoalescingNanos < 2) {
+                throw new IllegalStateException("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is "
+                        + Duration.ofNanos(maxCoalescingNanos) + ", so every hand-off would wake its loop");
+            }
             return new HeartbeatMonitor(this);
         }
     }

@@ -34,7 +34,8 @@ import dev.heartbeat.core.TimerStats;
  * @param staleVerdicts actions dropped on the event loop because they were decided under a
  *     configuration the channel no longer had
  * @param unmonitoredChannels channels that became active (or were reconfigured) after the monitor
- *     was closed, and so have no idle detection
+ *     was closed, and so have no idle detection, or that became active on a monitor neither started
+ *     nor {@code manual()}, which have none until it starts
  * @param workerCpuNanos CPU time of the worker thread and of the cycles a host ran for it (an estimate:
  *     see {@code TimerStats#hostedNanos}), or -1 if not running or not measurable
  * @param timer the wheel and worker counters: entries, expirations, re-arms, queue depth, lateness...

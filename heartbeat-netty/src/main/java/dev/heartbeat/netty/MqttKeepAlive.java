@@ -19,7 +19,9 @@ import io.netty.handler.codec.mqtt.MqttConnectMessage;
  * The server side of MQTT's keep-alive: reads the Keep Alive a client announces in CONNECT and
  * switches the channel's Heartbeat handler to close the connection after {@code multiplier} times
  * that long without a packet from the client (MQTT 3.1.1 section 3.1.2.10, 5.0 section 3.1.2.10:
- * one and a half times). PINGREQ, like any packet, is traffic; answering it with PINGRESP stays the
+ * one and a half times). Only the idle policy changes: the channel's lifecycle settings (maximum
+ * age, write stall, unwritable bound, goodbye, close veto) go on as they were (see
+ * {@link #configFor(HeartbeatConfig, int)}). PINGREQ, like any packet, is traffic; answering it with PINGRESP stays the
  * application's job. MQTT has no server-initiated ping, so this is a timeout, not a {@link Probe}.
  *
  * <pre>{@code
@@ -48,7 +50,8 @@ import io.netty.handler.codec.mqtt.MqttConnectMessage;
  * closes such a client for silence, as the specification says. A server that wants a limit anyway
  * (most brokers cap the Keep Alive) sets {@link Builder#whenKeepAliveDisabled}; an MQTT 5 server
  * that answers with a different Server Keep Alive in CONNACK calls
- * {@code monitor.reconfigure(channel, keepAlive.configFor(serverKeepAlive))} itself.
+ * {@code monitor.reconfigure(channel, keepAlive.configFor(monitor.configOf(channel), serverKeepAlive))}
+ * itself. The configuration for Keep Alive 0 replaces the channel's whole configuration, as given.
  *
  * <p>It acts on the first well-formed CONNECT, then removes itself from the pipeline; every message
  * is passed on unchanged. If the channel has no Heartbeat handler of the monitor, the error goes to
@@ -68,13 +71,14 @@ public final class MqttKeepAlive extends ChannelInboundHandlerAdapter {
     private final String handlerName;
     private final HeartbeatConfig whenKeepAliveDisabled;
     /**
-     * The configuration made last, with its Keep Alive: clients of one fleet announce the same value,
-     * so most CONNECTs reuse it. Any event loop reads and writes it (volatile; a lost race only builds
-     * an equal configuration twice).
+     * The configuration made last, with what it was made from: clients of one fleet announce the same
+     * value on channels that start with the same configuration, so most CONNECTs reuse it. Any event
+     * loop reads and writes it (volatile; a lost race only builds an equal configuration twice).
      */
     private volatile Made last;
 
-    private record Made(int keepAliveSeconds, HeartbeatConfig config) {
+    /** {@code config} made from {@code base} (null for {@link #configFor(int)}) for {@code keepAliveSeconds}. */
+    private record Made(HeartbeatConfig base, int keepAliveSeconds, HeartbeatConfig config) {
     }
 
     private MqttKeepAlive(Builder b) {
@@ -100,26 +104,56 @@ public final class MqttKeepAlive extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The configuration for a client that announced {@code keepAliveSeconds}: close after
-     * {@code multiplier} times that long without a read, rounded up to the nanosecond.
+     * A configuration with nothing but the keep-alive rule for a client that announced
+     * {@code keepAliveSeconds}: close after {@code multiplier} times that long without a read, rounded
+     * up to the nanosecond. It has no lifecycle settings: to switch a channel that has some (a maximum
+     * age, a write stall, a veto), use {@link #configFor(HeartbeatConfig, int)}, as the CONNECT does.
      *
      * @throws IllegalArgumentException if {@code keepAliveSeconds} is not in [1, 65535]
      */
     public HeartbeatConfig configFor(int keepAliveSeconds) {
+        long nanos = timeoutNanos(keepAliveSeconds);
+        Made made = last;
+        if (made != null && made.base == null && made.keepAliveSeconds == keepAliveSeconds) {
+            return made.config;
+        }
+        HeartbeatConfig config = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofNanos(nanos)).build();
+        last = new Made(null, keepAliveSeconds, config);
+        return config;
+    }
+
+    /**
+     * {@code current} with its idle policy replaced by the keep-alive rule for a client that announced
+     * {@code keepAliveSeconds}: close after {@code multiplier} times that long without a read (with
+     * timeout exceptions if {@code current} has them), rounded up to the nanosecond. Every lifecycle
+     * setting of {@code current} is kept: maximum age (jitter, grace), write stall, unwritable bound,
+     * goodbye (a ping probe's included), close veto and its bound. The old timeouts, or pings, are
+     * replaced: MQTT's server has no ping.
+     *
+     * @param current the channel's configuration now, e.g. {@code monitor.configOf(channel)}
+     * @throws IllegalArgumentException if {@code keepAliveSeconds} is not in [1, 65535]
+     */
+    public HeartbeatConfig configFor(HeartbeatConfig current, int keepAliveSeconds) {
+        Objects.requireNonNull(current, "current");
+        long nanos = timeoutNanos(keepAliveSeconds);
+        Made made = last;
+        if (made != null && made.base == current && made.keepAliveSeconds == keepAliveSeconds) {
+            return made.config;
+        }
+        HeartbeatConfig config = current.withReaderIdleClose(nanos);
+        last = new Made(current, keepAliveSeconds, config);
+        return config;
+    }
+
+    /** The timeout for {@code keepAliveSeconds}: {@code multiplier} times it, rounded up to the nanosecond. */
+    private long timeoutNanos(int keepAliveSeconds) {
         if (keepAliveSeconds < 1 || keepAliveSeconds > 0xFFFF) {
             throw new IllegalArgumentException("an MQTT Keep Alive with a timeout must be in [1, 65535] s: "
                     + keepAliveSeconds);
         }
-        Made made = last;
-        if (made != null && made.keepAliveSeconds == keepAliveSeconds) {
-            return made.config;
-        }
         // With 1.5 the product is exact (below 2^53); with any multiplier it is within one ulp (at most
         // 8 ns) of the real product, and rounded up.
-        long nanos = (long) Math.ceil(keepAliveSeconds * multiplier * NANOS_PER_SECOND);
-        HeartbeatConfig config = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofNanos(nanos)).build();
-        last = new Made(keepAliveSeconds, config);
-        return config;
+        return (long) Math.ceil(keepAliveSeconds * multiplier * NANOS_PER_SECOND);
     }
 
     @Override
@@ -137,7 +171,9 @@ public final class MqttKeepAlive extends ChannelInboundHandlerAdapter {
 
     private void apply(Channel channel, int keepAliveSeconds) {
         if (keepAliveSeconds > 0) {
-            reconfigure(channel, configFor(keepAliveSeconds));
+            HeartbeatConfig current = handlerName == null ? monitor.configOf(channel)
+                    : monitor.configOf(channel, handlerName);
+            reconfigure(channel, configFor(current, keepAliveSeconds));
         } else if (whenKeepAliveDisabled != null) {
             reconfigure(channel, whenKeepAliveDisabled);
         } else {
@@ -209,7 +245,9 @@ public final class MqttKeepAlive extends ChannelInboundHandlerAdapter {
 
         /**
          * The configuration for clients that announce Keep Alive 0, instead of removing the Heartbeat
-         * handler (the specification's "no timeout"): a server-side limit on silent clients.
+         * handler (the specification's "no timeout"): a server-side limit on silent clients. It
+         * replaces the channel's whole configuration, as given: give it the lifecycle settings (maximum
+         * age, write stall...) the channel should keep.
          */
         public Builder whenKeepAliveDisabled(HeartbeatConfig config) {
             this.whenKeepAliveDisabled = Objects.requireNonNull(config, "config");

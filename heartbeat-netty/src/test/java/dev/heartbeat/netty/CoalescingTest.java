@@ -92,7 +92,7 @@ class CoalescingTest {
 
     @Test
     void checksShareWakeUpsAndStayWithinTheWindow() {
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> HeartbeatConfig.COALESCING_SHIFT);
         assertEquals(1L << 27, window, "10 s / 64, rounded down to a power of two: 134 ms, then capped");
         long capped = Math.min(window, HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS);
@@ -111,7 +111,8 @@ class CoalescingTest {
         ticker.advance(TimeUnit.HOURS.toNanos(1));
         channels.forEach(EmbeddedChannel::finishAndReleaseAll);
         channels.clear();
-        HeartbeatMonitor exact = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        HeartbeatMonitor exact = HeartbeatMonitor.builder().manual().ticker(ticker)
+                .maxCoalescing(Duration.ZERO).build();
         long[] busyExact = {0};
         run(exact, busyExact);
         exact.close();
@@ -129,7 +130,7 @@ class CoalescingTest {
      */
     @Test
     void aPingChainPaysTheFullWindowOnce() {
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
                 .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
         long window = monitor.coalescingWindow(cfg);

@@ -27,7 +27,11 @@ class ConfigFuzzTest {
 
     private static final int CASES = Integer.getInteger("heartbeat.configCases", 20_000);
     private static final String[] SETTINGS = {"readerIdle", "writerIdle", "allIdle", "observeOutput",
-        "withTimeoutExceptions", "interval", "timeout", "maxMissedPings", "jitter", "whenWriterIdle"};
+        "withTimeoutExceptions", "interval", "timeout", "maxMissedPings", "jitter", "whenWriterIdle",
+        "closeWhenReaderIdle", "maxAge", "maxCloseHold", "beforeClose", "holdWhile"};
+    /** Where the ping policy's own settings start in {@link #SETTINGS}, and where the settings of any policy start. */
+    private static final int PING_SETTINGS = 5;
+    private static final int ANY_POLICY = 11;
 
     private static Duration duration(SplittableRandom r) {
         switch (r.nextInt(10)) {
@@ -64,8 +68,11 @@ class ConfigFuzzTest {
     private static HeartbeatConfig.Builder apply(HeartbeatConfig.Builder b, boolean ping, SplittableRandom r,
             String[] last) {
         // Mostly settings of the builder's own policy (so that many inputs build), sometimes any.
+        int own = r.nextInt(4);
         String setting = r.nextInt(5) == 0 ? SETTINGS[r.nextInt(SETTINGS.length)]
-                : ping ? SETTINGS[5 + r.nextInt(5)] : SETTINGS[r.nextInt(5)];
+                : own == 0 ? SETTINGS[ANY_POLICY + r.nextInt(SETTINGS.length - ANY_POLICY)]
+                : ping ? SETTINGS[PING_SETTINGS + r.nextInt(ANY_POLICY - PING_SETTINGS)]
+                : SETTINGS[r.nextInt(PING_SETTINGS)];
         last[0] = setting;
         last[1] = "";
         switch (setting) {
@@ -78,7 +85,12 @@ class ConfigFuzzTest {
             case "timeout": return b.timeout(remember(duration(r), last));
             case "maxMissedPings": return b.maxMissedPings(remember(count(r), last));
             case "jitter": return b.jitter(remember(fraction(r), last));
-            default: return b.whenWriterIdle();
+            case "whenWriterIdle": return b.whenWriterIdle();
+            case "closeWhenReaderIdle": return b.closeWhenReaderIdle(remember(duration(r), last));
+            case "maxAge": return b.maxAge(remember(duration(r), last));
+            case "maxCloseHold": return b.maxCloseHold(remember(duration(r), last));
+            case "beforeClose": return b.beforeClose((ch, reason) -> CloseDecision.PROCEED);
+            default: return b.holdWhile(ch -> false);
         }
     }
 

@@ -70,8 +70,8 @@ class EventLoopMigrationTest {
     /** Starts near the end of the long range, so virtual time wraps during the tests. */
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(2));
     // No timer slack: these tests assert exact delivery times (CoalescingTest covers the default).
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final DefaultEventLoop clientLoop = new DefaultEventLoop();
     private final DefaultEventLoop loopA = new DefaultEventLoop();
     private final DefaultEventLoop loopB = new DefaultEventLoop();

@@ -43,8 +43,8 @@ class FaultTest {
     private static final long LATE = 3;
 
     private final ManualTicker ticker = new ManualTicker(-TimeUnit.SECONDS.toNanos(10)); // crosses zero
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final List<EventExecutorGroup> groups = new ArrayList<>();
 

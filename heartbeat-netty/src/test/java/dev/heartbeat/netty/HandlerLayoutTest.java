@@ -72,7 +72,7 @@ class HandlerLayoutTest {
      */
     private static final long GUARDS_TOTAL_BYTES = HANDLER_BYTES + 144;
 
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(new ManualTicker(-1)).build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(new ManualTicker(-1)).build();
     private EmbeddedChannel channel;
 
     @AfterEach

@@ -131,4 +131,77 @@ class HeartbeatConfigTest {
         assertFalse(dropIn.observeOutput());
         assertTrue(dropIn.toString().contains("readerIdle=PT1M"), dropIn.toString());
     }
+
+    @Test
+    void refusesAReaderIdleCloseThatTheLongestJitteredIntervalReaches() {
+        fails(IllegalStateException.class, "closeWhenReaderIdle (PT11S) needs to be longer than the latest first "
+                + "ping of a silent channel (PT19.13631488S: the interval PT10S with jitter 0.9 (up to PT19S), then "
+                + "up to a coalescing window (PT0.134217728S) and two ticks late) when pings are driven by read "
+                + "silence, or a channel closes before its first ping: use whenWriterIdle(), a smaller jitter or a "
+                + "longer closeWhenReaderIdle",
+                () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(10)).jitter(0.9)
+                        .closeWhenReaderIdle(Duration.ofSeconds(11)).build());
+        HeartbeatConfig ok = HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(10)).jitter(0.9)
+                .closeWhenReaderIdle(Duration.ofMillis(19_200)).build();
+        assertEquals(Duration.ofMillis(19_200), ok.closeWhenReaderIdle());
+    }
+
+    @Test
+    void refusesAMaxCloseHoldWithoutAVeto() {
+        fails(IllegalStateException.class, "maxCloseHold (PT3S) needs a close veto to bound: call "
+                + "beforeClose(CloseVeto) or holdWhile(Predicate) too",
+                () -> HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
+                        .maxCloseHold(Duration.ofSeconds(3)).build());
+        HeartbeatConfig ok = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
+                .maxCloseHold(Duration.ofSeconds(3)).beforeClose((ch, reason) -> CloseDecision.PROCEED).build();
+        assertTrue(ok.toString().contains("hold at most PT3S"), ok.toString());
+    }
+
+    @Test
+    void refusesAVetoThatWouldNeverBeAsked() {
+        fails(IllegalStateException.class, "beforeClose needs a close to be asked about: policy EVENT closes nothing "
+                + "by itself (and drains are not asked); add maxAge, writeStall or maxUnwritable, or use "
+                + "closeWhenIdle()",
+                () -> HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10))
+                        .beforeClose((ch, reason) -> CloseDecision.PROCEED).build());
+        HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).maxAge(Duration.ofMinutes(1))
+                .beforeClose((ch, reason) -> CloseDecision.PROCEED).build(); // asked at the maximum age
+    }
+
+    @Test
+    void refusesAHoldWhileWithoutAnIdleCloseToHold() {
+        fails(IllegalStateException.class, "holdWhile needs an idle close (READER_IDLE, WRITER_IDLE or ALL_IDLE) to "
+                + "hold, and policy PING makes none here: set closeWhenReaderIdle, or use beforeClose(CloseVeto)",
+                () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(1)).holdWhile(ch -> true).build());
+        fails(IllegalStateException.class, "holdWhile needs an idle close (READER_IDLE, WRITER_IDLE or ALL_IDLE) to "
+                + "hold, and policy EVENT makes none here: use closeWhenIdle() with a timeout, or use "
+                + "beforeClose(CloseVeto)",
+                () -> HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).maxAge(Duration.ofMinutes(1))
+                        .holdWhile(ch -> true).build());
+        fails(IllegalStateException.class, "holdWhile needs an idle close (READER_IDLE, WRITER_IDLE or ALL_IDLE) to "
+                + "hold, and policy CLOSE makes none here: set readerIdle, writerIdle or allIdle, or use "
+                + "beforeClose(CloseVeto)",
+                () -> HeartbeatConfig.closeWhenIdle().maxAge(Duration.ofMinutes(1)).holdWhile(ch -> true).build());
+        HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(1)).closeWhenReaderIdle(Duration.ofSeconds(5))
+                .holdWhile(ch -> true).build();
+        HeartbeatConfig.closeWhenIdle().maxAge(Duration.ofMinutes(1)).holdWhile(ch -> true)
+                .beforeClose((ch, reason) -> CloseDecision.PROCEED).build(); // the later veto replaces it
+    }
+
+    @Test
+    void refusesTimeoutExceptionsWithoutAnIdleTimeout() {
+        fails(IllegalStateException.class, "withTimeoutExceptions needs an idle timeout to fire on: set readerIdle, "
+                + "writerIdle or allIdle",
+                () -> HeartbeatConfig.closeWhenIdle().withTimeoutExceptions().maxAge(Duration.ofMinutes(1)).build());
+    }
+
+    @Test
+    void refusesObserveOutputWithoutWriterOrAllIdleness() {
+        fails(IllegalStateException.class, "observeOutput needs writerIdle or allIdle: it changes how writes count, "
+                + "and reader idleness does not look at writes",
+                () -> HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).observeOutput(true).build());
+        HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).observeOutput(false).build();
+        assertTrue(HeartbeatConfig.events(true, 1, 0, 0, TimeUnit.SECONDS).observeOutput(),
+                "the drop-in overload takes what IdleStateHandler takes");
+    }
 }

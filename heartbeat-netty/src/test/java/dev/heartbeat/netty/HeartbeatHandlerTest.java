@@ -73,8 +73,8 @@ class HeartbeatHandlerTest {
 
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(30)); // wraps
     // No timer slack: these tests assert exact delivery times (CoalescingTest covers the default).
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
     @AfterEach

@@ -25,7 +25,8 @@ class HeartbeatMetricsTest {
     @Test
     void reportsChannelsClosesByReasonAndTheWorker() {
         ManualTicker ticker = new ManualTicker(0);
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+                .maxCoalescing(Duration.ZERO).build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new HeartbeatMetrics(monitor, Tags.of("server", "test")).bindTo(registry);
         EmbeddedChannel open = new EmbeddedChannel(monitor.newHandler(
@@ -67,7 +68,7 @@ class HeartbeatMetricsTest {
 
     @Test
     void countsPingsPerProbeWhetherBoundBeforeOrAfterTheRegistry() {
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(new ManualTicker(0)).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(new ManualTicker(0)).build();
         BoundConfig http2 = monitor.bind(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
                 .timeout(Duration.ofSeconds(2)).build()); // a probe the monitor counts before any registry
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -102,7 +103,8 @@ class HeartbeatMetricsTest {
     @Test
     void recordsTheWorkersLatenessOncePerCycleWithWork() {
         ManualTicker ticker = new ManualTicker(0);
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+                .maxCoalescing(Duration.ZERO).build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new HeartbeatMetrics(monitor).bindTo(registry);
         HeartbeatConfig config = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).build();

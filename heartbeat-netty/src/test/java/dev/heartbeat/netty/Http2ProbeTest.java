@@ -170,7 +170,7 @@ class Http2ProbeTest {
     @Test
     void heartbeatPingsThroughTheCodecAndTheAutomaticAcksKeepTheConnection() throws Exception {
         ManualTicker ticker = new ManualTicker(0);
-        try (HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+        try (HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).maxCoalescing(Duration.ZERO)
                 .build()) {
             HeartbeatConfig cfg = HeartbeatConfig.ping(probe).interval(Duration.ofSeconds(10))
                     .timeout(Duration.ofSeconds(2)).maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY).build();

@@ -309,7 +309,7 @@ class IdleStateDifferentialTest {
 
         String run() {
             ticker = new ManualTicker(tickerStart);
-            monitor = HeartbeatMonitor.builder().ticker(ticker).tick(Duration.ofNanos(TICK_NANOS))
+            monitor = HeartbeatMonitor.builder().manual().ticker(ticker).tick(Duration.ofNanos(TICK_NANOS))
                     .maxCoalescing(Duration.ZERO) // exact delivery: within a tick of IdleStateHandler
                     .build();
             ticker.advance(tickPhase); // the trace starts anywhere within a wheel tick

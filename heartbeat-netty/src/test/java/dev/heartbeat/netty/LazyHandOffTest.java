@@ -54,7 +54,7 @@ class LazyHandOffTest {
     // of its own, which is what this test needs.
     @SuppressWarnings("deprecation")
     private EmbeddedChannel pingChannel(HeartbeatMonitor.Builder builder) {
-        monitor = builder.ticker(ticker).build();
+        monitor = builder.manual().ticker(ticker).build();
         HeartbeatConfig config = HeartbeatConfig.ping(c -> "PING").interval(INTERVAL).timeout(TIMEOUT)
                 .maxMissedPings(1).build();
         channel = new EmbeddedChannel();
@@ -188,11 +188,11 @@ class LazyHandOffTest {
     }
 
     @Test
-    void withoutACoalescingWindowEveryHandOffWakes() {
-        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true).maxCoalescing(Duration.ZERO));
-        cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
-        assertEquals(0, loop.lazy, "no window to wait in");
-        assertEquals(1, loop.wakeUps);
+    void withoutACoalescingWindowLazyHandOffsAreRefused() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> HeartbeatMonitor.builder().lazyHandOffs(true).maxCoalescing(Duration.ZERO).build());
+        assertEquals("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is PT0S, so every hand-off "
+                + "would wake its loop", e.getMessage());
     }
 
     /**

@@ -47,8 +47,8 @@ class MqttProbeTest {
     private static final long LATE = 3;
 
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(12)); // wraps
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     /** What reached the end of the server's pipeline. */
     private final List<Object> received = new ArrayList<>();

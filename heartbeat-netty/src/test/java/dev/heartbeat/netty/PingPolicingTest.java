@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 class PingPolicingTest {
 
     private final ManualTicker ticker = new ManualTicker(-TimeUnit.HOURS.toNanos(1)); // below zero on purpose
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
     private final List<Object> events = new ArrayList<>();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 

@@ -66,8 +66,8 @@ class ProbeHandlerTest {
     }
 
     private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(30)); // wraps
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
     @AfterEach

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ProbeStateTest {
 
     private final ManualTicker ticker = new ManualTicker(-1_000);
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
     private EmbeddedChannel channel;
 
     /** Plain-text pings answered in order; counts the misplacement reports the state asks for. */

@@ -62,8 +62,8 @@ class PromiseRegressionTest {
 
     private final ManualTicker ticker = new ManualTicker(-TimeUnit.SECONDS.toNanos(100)); // crosses zero
     // No timer slack: these tests assert exact delivery times (CoalescingTest covers the default).
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
-            .build();
+    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+            .maxCoalescing(Duration.ZERO).build();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final List<AutoCloseable> cleanups = new ArrayList<>();
 
@@ -166,7 +166,7 @@ class PromiseRegressionTest {
     @Test
     void thePingPolicyClosesASilentPeerWhileTheClockIsBelowZero() {
         ManualTicker negative = new ManualTicker(Long.MIN_VALUE + TimeUnit.HOURS.toNanos(1));
-        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(negative).maxCoalescing(Duration.ZERO).build();
+        HeartbeatMonitor m = HeartbeatMonitor.builder().manual().ticker(negative).maxCoalescing(Duration.ZERO).build();
         cleanups.add(m);
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
                 .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
@@ -264,7 +264,7 @@ class PromiseRegressionTest {
 
     @Test
     void aCoarseTickIsNotMistakenForAStall() {
-        HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(ticker).tick(Duration.ofNanos(1L << 30))
+        HeartbeatMonitor m = HeartbeatMonitor.builder().manual().ticker(ticker).tick(Duration.ofNanos(1L << 30))
                 .maxCoalescing(Duration.ZERO).build();
         cleanups.add(m);
         Recorder r = new Recorder();

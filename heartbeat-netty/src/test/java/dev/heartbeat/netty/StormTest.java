@@ -45,7 +45,8 @@ class StormTest {
 
     /** The same with the monitor's {@code maxCoalescing}. */
     private int[] closesPerSecond(int budget, int seconds, Duration maxCoalescing) {
-        monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(maxCoalescing).actionBudget(budget).build();
+        monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
+                .maxCoalescing(maxCoalescing).actionBudget(budget).build();
         HeartbeatConfig cfg = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1)).build();
         for (int i = 0; i < CHANNELS; i++) {
             channels.add(new EmbeddedChannel(monitor.newHandler(cfg)));
@@ -109,7 +110,7 @@ class StormTest {
 
     @Test
     void badBudgetsAreRefused() {
-        monitor = HeartbeatMonitor.builder().ticker(ticker).build();
+        monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         assertThrows(IllegalArgumentException.class, () -> HeartbeatMonitor.builder().actionBudget(-1));
         assertThrows(IllegalArgumentException.class, () -> HeartbeatMonitor.builder().actionBudget(100_000_001));
     }

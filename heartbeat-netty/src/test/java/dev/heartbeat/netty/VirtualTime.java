@@ -49,7 +49,7 @@ final class VirtualTime {
 
         World(long secondsBeforeWrap) {
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(secondsBeforeWrap));
-            monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+            monitor = HeartbeatMonitor.builder().manual().ticker(ticker).maxCoalescing(Duration.ZERO).build();
         }
 
         /** A channel of {@code handlers} (a Heartbeat handler among them), registered with the worker. */

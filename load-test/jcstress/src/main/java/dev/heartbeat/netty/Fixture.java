@@ -27,7 +27,7 @@ final class Fixture {
      */
     private static final ThreadLocal<long[]> NOW = ThreadLocal.withInitial(() -> new long[1]);
 
-    static final HeartbeatMonitor MONITOR = HeartbeatMonitor.builder()
+    static final HeartbeatMonitor MONITOR = HeartbeatMonitor.builder().manual()
             .ticker(() -> NOW.get()[0])
             .threadName("jcstress-unstarted")
             .build();
