@@ -37,9 +37,19 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
     private static final AttributeKey<CloseReason> TOLD = AttributeKey.valueOf(EchoHandler.class, "told");
 
     final DemoCounters counters;
+    /**
+     * Whether Heartbeat writes the protocol's goodbye itself (its configuration has a goodbye probe):
+     * then this handler says none, since Heartbeat tells a channel one goodbye, before every close it makes.
+     */
+    private final boolean heartbeatSaysGoodbyes;
 
     EchoHandler(DemoCounters counters) {
+        this(counters, false);
+    }
+
+    EchoHandler(DemoCounters counters, boolean heartbeatSaysGoodbyes) {
         this.counters = counters;
+        this.heartbeatSaysGoodbyes = heartbeatSaysGoodbyes;
     }
 
     /**
@@ -97,14 +107,15 @@ abstract class EchoHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof IdleStateEvent) {
             return; // the event policy: already counted by the monitor or the A/B handler
         }
-        if (evt instanceof HeartbeatGoodbyeEvent bye && ctx.channel().isActive() && saysGoodbyeAhead()
+        if (evt instanceof HeartbeatGoodbyeEvent bye && !heartbeatSaysGoodbyes && ctx.channel().isActive()
+                && saysGoodbyeAhead()
                 && ctx.channel().attr(TOLD).setIfAbsent(bye.reason()) == null) {
             // At the age (a grace before the close) or a drain: the client is told now, to finish and leave.
             sayGoodbye(ctx, bye.reason());
         }
         // PING_ABUSE: the ping policing writes the protocol's own goodbye (GOAWAY ENHANCE_YOUR_CALM, Close 1008).
-        if (evt instanceof HeartbeatCloseEvent close && close.reason() != CloseReason.PING_ABUSE
-                && ctx.channel().isActive() && !told(ctx, close.reason())) {
+        if (evt instanceof HeartbeatCloseEvent close && !heartbeatSaysGoodbyes
+                && close.reason() != CloseReason.PING_ABUSE && ctx.channel().isActive() && !told(ctx, close.reason())) {
             sayGoodbye(ctx, close.reason());
         }
         ctx.fireUserEventTriggered(evt);

@@ -40,7 +40,7 @@ final class Http2Echo extends EchoHandler {
      *     whose two-phase GOAWAY Heartbeat writes itself at max age
      */
     Http2Echo(DemoCounters counters, boolean heartbeatPings) {
-        super(counters);
+        super(counters, heartbeatPings);
         this.goodbyeAhead = !heartbeatPings;
     }
 

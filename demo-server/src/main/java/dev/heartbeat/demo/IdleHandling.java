@@ -77,6 +77,14 @@ abstract class IdleHandling {
      */
     abstract ChannelHandler mqttKeepAlive();
 
+    /**
+     * Whether the idle handler writes the protocol's goodbye itself before its closes (Heartbeat with
+     * a goodbye probe: the ping policy's probe, or a configured one), so the echo handler must not.
+     */
+    boolean saysGoodbyes() {
+        return false;
+    }
+
     /** Whether the ping policy applies. */
     final boolean pinging() {
         return config.policy() == ServerConfig.Policy.PING && config.protocol().pings();
@@ -142,6 +150,11 @@ abstract class IdleHandling {
         @Override
         ChannelHandler mqttKeepAlive() {
             return MqttKeepAlive.builder(monitor).handlerName(IDLE).build();
+        }
+
+        @Override
+        boolean saysGoodbyes() {
+            return main.goodbye().isPresent();
         }
     }
 

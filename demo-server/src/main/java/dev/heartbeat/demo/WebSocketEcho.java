@@ -31,7 +31,7 @@ final class WebSocketEcho extends EchoHandler {
     private final IdleHandling idle;
 
     WebSocketEcho(DemoCounters counters, IdleHandling idle) {
-        super(counters);
+        super(counters, idle.saysGoodbyes());
         this.idle = idle;
     }
 
