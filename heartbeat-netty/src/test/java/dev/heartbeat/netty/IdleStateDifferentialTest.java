@@ -519,6 +519,7 @@ class IdleStateDifferentialTest {
                 boolean voidPromise = rnd.nextInt(4) == 0;
                 netty.writeAndFlush(buffer(size), promise(netty, voidPromise));
                 heartbeat.writeAndFlush(buffer(size), promise(heartbeat, voidPromise));
+                unflushed = true; // written, then flushed
                 flushed();
                 what = "write " + size + " B and flush" + (voidPromise ? " (void promise)" : "")
                         + (pending ? ", pending" : "");
