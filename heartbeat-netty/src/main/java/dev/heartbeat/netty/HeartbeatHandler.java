@@ -41,6 +41,10 @@ import io.netty.util.concurrent.EventExecutor;
  * <li>the hand-off of actions is an atomic bit set plus a place in the event loop's
  *     {@link EventLoopBatch}.</li>
  * </ul>
+ * "Event loop" here means the handler's executor ({@code ctx.executor()}): the channel's event loop,
+ * unless the handler was added with an executor group of its own, when every change of its state
+ * happens on that executor instead: the actions hop there ({@link #perform}), its
+ * {@link WriteTracker} runs there, and write completions are stamped there ({@link #operationComplete}).
  *
  * <p>On the outbound side only where writes are tracked. A handler made for a configuration that
  * tracks no writes (reader idleness, the ping policy) is an inbound handler only, so Netty's pipeline
