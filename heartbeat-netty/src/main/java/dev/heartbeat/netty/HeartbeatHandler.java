@@ -733,9 +733,10 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * The promise a write with the void promise passes on instead, so that its completion is seen;
      * its listener is the handler, notified on the handler's executor. A void promise takes no
      * listener, so a write counted when it completes needs a promise of its own, as
-     * {@code IdleStateHandler}'s {@code promise.unvoid()} gives it (there: the promise, the void
-     * promise's failure listener and a two-listener array; here this one object). A failure goes to
-     * the void promise, which fires it down the pipeline if it is the channel's, as unvoid()'s
+     * {@code IdleStateHandler}'s {@code promise.unvoid()} gives it: one object per such write, where
+     * IdleStateHandler's promise also needs a listener array for its second listener (the void
+     * promise's failure listener and its own; {@code VoidPromiseTest} measures both). A failure goes
+     * to the void promise, which fires it down the pipeline if it is the channel's, as unvoid()'s
      * promise does.
      */
     static final class VoidWrite extends DefaultChannelPromise {

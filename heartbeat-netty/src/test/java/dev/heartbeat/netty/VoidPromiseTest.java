@@ -23,6 +23,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -153,5 +155,47 @@ class VoidPromiseTest {
         assertEquals(1, r.errors.size(), "the unsafe void promise fires nothing, with Heartbeat or without");
         world.advance(999);
         assertTrue(r.events.isEmpty(), "a failed write counts as a write, as in IdleStateHandler: " + r.events);
+    }
+
+    /**
+     * Bytes allocated per write with the void promise, flushed, on an {@link EmbeddedChannel} with
+     * {@code handler} (or none), after warming up.
+     */
+    private static double bytesPerVoidWrite(ChannelHandler handler) {
+        EmbeddedChannel ch = handler == null ? new EmbeddedChannel() : new EmbeddedChannel(handler);
+        try {
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long tid = Thread.currentThread().getId();
+            String message = "m";
+            int writes = 20_000;
+            long allocated = 0;
+            for (int round = 0; round < 6; round++) { // the first five warm up
+                long before = threads.getThreadAllocatedBytes(tid);
+                for (int i = 0; i < writes; i++) {
+                    ch.writeAndFlush(message, ch.voidPromise());
+                    if (i % 64 == 63) {
+                        ch.outboundMessages().clear();
+                    }
+                }
+                allocated = threads.getThreadAllocatedBytes(tid) - before;
+            }
+            return (double) allocated / writes;
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aVoidPromiseWriteAllocatesLessThanInIdleStateHandler() {
+        double none = bytesPerVoidWrite(null);
+        double heartbeat = bytesPerVoidWrite(world.monitor.newHandler(HeartbeatConfig.events(false, 0, 1, 0,
+                TimeUnit.SECONDS)));
+        double netty = bytesPerVoidWrite(new IdleStateHandler(0, 1, 0, TimeUnit.SECONDS));
+        System.out.printf(java.util.Locale.ROOT, "aVoidPromiseWriteAllocatesLessThanInIdleStateHandler: bytes per "
+                + "void-promise write: no handler %.1f, Heartbeat %.1f, IdleStateHandler %.1f%n", none, heartbeat,
+                netty);
+        assertTrue(heartbeat - none > 0, "a void-promise write gets a promise of its own: " + heartbeat);
+        assertTrue(heartbeat - none < netty - none, "Heartbeat " + heartbeat + " B, IdleStateHandler " + netty + " B");
     }
 }
