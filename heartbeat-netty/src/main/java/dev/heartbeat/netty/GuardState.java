@@ -12,7 +12,8 @@ import java.lang.invoke.VarHandle;
  * side object made only for configurations that set a guard, which wraps the policy's own side
  * object ({@link #inner}: a ProbeState or OutputObserver, or null), so that the handler
  * keeps one side pointer and the configurations without guards pay nothing. A reconfiguration makes
- * a new one that carries the channel's birth, its jitter draw and its goodbye over.
+ * a new one that carries the channel's birth, its jitter draw, its goodbye and a watched unwritable
+ * spell over.
  *
  * <p>Threads: the fields marked so are written by the event loop and read by the worker (opaque);
  * the rest belong to one thread, as marked.
@@ -94,18 +95,31 @@ final class GuardState {
     /** When the guards next need a look, as the latest judgement found. */
     long next;
 
-    GuardState(Object inner, long birth, double jitterDraw, long ageDeadline, boolean unwritableNow, long now,
-            GuardState previous) {
+    /**
+     * The state for a configuration set at {@code now}, carrying over what {@code previous} (or null)
+     * knew. The unwritable spell is kept only by a state that watches writability
+     * ({@code watchesWritability}: its configuration has {@code maxUnwritable}), and only a state that
+     * watched it knows when it began: so a spell carries over from a watching state, and otherwise one
+     * under way ({@code unwritableNow}) counts from {@code now}, never from before it was watched,
+     * and never from a spell that ended unwatched.
+     */
+    GuardState(Object inner, long birth, double jitterDraw, long ageDeadline, boolean watchesWritability,
+            boolean unwritableNow, long now, GuardState previous) {
         this.inner = inner;
         this.birth = birth;
         this.jitterDraw = jitterDraw;
         this.ageDeadline = ageDeadline;
         this.configuredAt = now;
         if (previous != null) {
-            UNWRITABLE_SINCE.setOpaque(this, previous.unwritableSince());
-            UNWRITABLE.setOpaque(this, previous.unwritable());
             GOODBYE_AT.setOpaque(this, previous.goodbyeAt());
             PHASE.setOpaque(this, previous.phase());
+        }
+        if (!watchesWritability) {
+            return; // writable as far as this state knows: it is told no writability change
+        }
+        if (previous != null && previous.unwritable()) { // only a watching state has a spell
+            UNWRITABLE_SINCE.setOpaque(this, previous.unwritableSince());
+            UNWRITABLE.setOpaque(this, true);
         } else if (unwritableNow) {
             UNWRITABLE_SINCE.setOpaque(this, now);
             UNWRITABLE.setOpaque(this, true);
@@ -124,7 +138,10 @@ final class GuardState {
         return (long) UNWRITABLE_SINCE.getOpaque(this);
     }
 
-    /** Event loop: the channel's writability changed to {@code writable} at {@code now}. */
+    /**
+     * Event loop: the channel's writability changed to {@code writable} at {@code now}; told only to a
+     * state whose configuration watches writability.
+     */
     void writabilityChanged(boolean writable, long now) {
         if (writable) {
             UNWRITABLE.setOpaque(this, false);

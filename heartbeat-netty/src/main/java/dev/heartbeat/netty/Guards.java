@@ -162,7 +162,8 @@ final class Guards {
         long birth = previous != null ? previous.birth : now;
         double draw = previous != null ? previous.jitterDraw : ThreadLocalRandom.current().nextDouble();
         long age = maxAgeNanos == 0 ? 0 : jitterMode.apply(maxAgeNanos, ageJitter, draw);
-        return new GuardState(policySide, birth, draw, birth + age, !channel.isWritable(), now, previous);
+        return new GuardState(policySide, birth, draw, birth + age, maxUnwritableNanos > 0, !channel.isWritable(), now,
+                previous);
     }
 
     /**

@@ -16,6 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.util.concurrent.EventExecutor;
 
 /**
@@ -40,6 +41,10 @@ import io.netty.util.concurrent.EventExecutor;
  * <li>the hand-off of actions is an atomic bit set plus a place in the event loop's
  *     {@link EventLoopBatch}.</li>
  * </ul>
+ * "Event loop" here means the handler's executor ({@code ctx.executor()}): the channel's event loop,
+ * unless the handler was added with an executor group of its own, when every change of its state
+ * happens on that executor instead: the actions hop there ({@link #perform}), its
+ * {@link WriteTracker} runs there, and write completions are stamped there ({@link #operationComplete}).
  *
  * <p>On the outbound side only where writes are tracked. A handler made for a configuration that
  * tracks no writes (reader idleness, the ping policy) is an inbound handler only, so Netty's pipeline
@@ -101,10 +106,8 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private static final int DRAIN_SLOT_BITS = (DRAIN_SLOTS - 1) << DRAIN_SLOT_SHIFT;
 
     // The event loop's word (loopState): its flags in bits 0-3, the configuration serial above them.
-    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
+    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). Bit 1 is free. */
     private static final int READING = 1;
-    /** A write with a void promise waits for the next flush to be stamped (see {@link #onWrite}). */
-    private static final int VOID_WRITE_UNSTAMPED = 1 << 1;
     /** The handler's lifecycle (bits 2-3): NEW, ACTIVE, DESTROYED. */
     private static final int LIFECYCLE = 3 << 2;
     private static final int NEW = 0;
@@ -153,7 +156,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private BoundConfig config;
     /**
      * The event loop's word: the configuration serial (bits 4-31, see {@link #CHANGING}) and the
-     * event loop's flags ({@link #READING}, {@link #VOID_WRITE_UNSTAMPED}, the {@link #LIFECYCLE}).
+     * event loop's flags ({@link #READING}, the {@link #LIFECYCLE}).
      * Only the event loop writes it (opaque stores of what it read plain, and the sequence lock's
      * release), so no update is ever lost; the worker reads the serial and READING from it (acquire or
      * opaque) and ignores the other flags. One word instead of an int and three bytes keeps the
@@ -695,34 +698,68 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     }
 
     /**
-     * Event loop: a write passes this handler's place in the pipeline ({@code ctx} is the context it
-     * passes: the {@link Duplex}'s own, or its {@link WriteTracker}'s).
+     * The handler's executor: a write passes this handler's place in the pipeline ({@code ctx} is the
+     * context it passes: the {@link Duplex}'s own, or its {@link WriteTracker}'s). It counts when it
+     * completes, as in {@code IdleStateHandler}: a write that waits in the outbound buffer (a peer
+     * that reads nothing) is no write yet, for the writer idleness and for the write stall alike.
      */
     final void onWrite(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!config.tracksWrites) {
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
-            // No listener fits on a void promise and unvoid() would allocate: count the write at flush.
-            raise(VOID_WRITE_UNSTAMPED);
-            ctx.write(msg, promise);
+            ctx.write(msg, new VoidWrite(ctx.channel(), this.ctx.executor(), promise)).addListener(this);
         } else {
-            ctx.write(msg, promise).addListener(this);
+            ctx.write(msg, promise).addListener(this); // this handler is the listener: nothing allocated
         }
     }
 
-    /** Event loop: a flush passes this handler's place in the pipeline (see {@link #onWrite}). */
-    final void onFlush(ChannelHandlerContext ctx) {
-        if ((loopState & VOID_WRITE_UNSTAMPED) != 0) {
-            lower(VOID_WRITE_UNSTAMPED);
-            stampWrite(config.ticker.nanoTime());
-        }
-        ctx.flush();
-    }
-
-    /** A write completed (this handler is its own write listener, so a write allocates nothing). */
+    /**
+     * A write completed: stamped on the handler's executor. The listener of a promise runs on the
+     * promise's executor, which for the application's promises is the channel's event loop (or the
+     * writing handler's executor); a handler on an executor of its own is handed the completion there
+     * (a task per write, on that configuration only), and keeps its stamp from going back.
+     */
     @Override
     public void operationComplete(ChannelFuture future) {
-        stampWrite(config.ticker.nanoTime());
+        if (future instanceof VoidWrite w && !w.isSuccess()) {
+            w.voidPromise.tryFailure(w.cause()); // as unvoid()'s promise: the void promise says it, or not
+        }
+        long now = ((BoundConfig) CONFIG.getOpaque(this)).ticker.nanoTime();
+        EventExecutor executor = ctx.executor();
+        if (executor.inEventLoop()) {
+            stampWrite(now);
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                if (now - lastWriteOpaque() > 0) {
+                    stampWrite(now);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            // the executor is gone, and the channel with it
+        }
+    }
+
+    /**
+     * The promise a write with the void promise passes on instead, so that its completion is seen;
+     * its listener is the handler, notified on the handler's executor. A void promise takes no
+     * listener, so a write counted when it completes needs a promise of its own, as
+     * {@code IdleStateHandler}'s {@code promise.unvoid()} gives it: one object per such write, where
+     * IdleStateHandler's promise also needs a listener array for its second listener (the void
+     * promise's failure listener and its own; {@code VoidPromiseTest} measures both). A failure goes
+     * to the void promise, which fires it down the pipeline if it is the channel's, as unvoid()'s
+     * promise does.
+     */
+    static final class VoidWrite extends DefaultChannelPromise {
+
+        /** The application's void promise. */
+        final ChannelPromise voidPromise;
+
+        VoidWrite(Channel channel, EventExecutor executor, ChannelPromise voidPromise) {
+            super(channel, executor);
+            this.voidPromise = voidPromise;
+        }
     }
 
     // ------------------------------------------------------------------ worker: judgement
@@ -1089,7 +1126,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     /**
      * The handler of a configuration that tracks writes: also on the outbound side, where it stamps
-     * completed writes ({@link #onWrite}, {@link #onFlush}); its other outbound methods pass through.
+     * completed writes ({@link #onWrite}); its other outbound methods pass through.
      * It adds no field.
      */
     static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler {
@@ -1105,7 +1142,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
         @Override
         public void flush(ChannelHandlerContext ctx) {
-            onFlush(ctx);
+            ctx.flush();
         }
 
         @Override

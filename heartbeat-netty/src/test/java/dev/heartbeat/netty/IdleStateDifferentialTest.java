@@ -68,7 +68,10 @@ import org.junit.jupiter.api.Test;
  * ({@code writeOneInbound}) and closed later ({@code flushInbound}), write and flush, write without
  * flush, flush alone (writes of 0-3 bytes, some with the void promise), time advances, and new
  * settings mid-trace ({@code monitor.reconfigure} against a new {@code IdleStateHandler} in place of
- * the old one; see {@link Trace#reconfigure()}). One trace in eight closes the channel from the
+ * the old one; see {@link Trace#reconfigure()}). In half the traces the peer stops reading and reads
+ * again ({@link PeerChannel}): meanwhile flushed writes wait in the outbound buffer uncompleted, as on a
+ * socket whose peer reads nothing, so a write (with the void promise too) counts only when it
+ * completes, as {@code IdleStateHandler} counts it. One trace in eight closes the channel from the
  * user's handler on the first idle event, as a typical user does: both must deliver that one event
  * and no other, which checks that Heartbeat fires the kinds due together in {@code IdleStateHandler}'s
  * task order (see {@link CheckOrder}). Clocks start anywhere: near {@code Long.MAX_VALUE} (wrapping),
@@ -105,7 +108,7 @@ class IdleStateDifferentialTest {
     @Test
     void tracesThatOnceDifferedStillMatch() {
         for (long seed : new long[] {-7954457786119283368L, -6681771001652963219L}) {
-            String failure = new Trace(seed).run();
+            String failure = new Trace(seed, false).run();
             if (failure != null) {
                 fail("trace seed " + seed + ":\n" + failure);
             }
@@ -140,6 +143,7 @@ class IdleStateDifferentialTest {
         int reconfigured = 0;
         int closedOnFirst = 0;
         int belowZero = 0;
+        int peerStopped = 0;
         int i = 0;
         for (; fullyCompared < TRACES; i++) {
             long traceSeed = seeds.nextLong();
@@ -160,14 +164,16 @@ class IdleStateDifferentialTest {
             reconfigured += trace.reconfigures > 0 ? 1 : 0;
             closedOnFirst += trace.closeOnFirstEvent && !trace.nettyEvents.isEmpty() ? 1 : 0;
             belowZero += trace.tickerStart < 0 || trace.tickerStart > Long.MAX_VALUE - 3_000 * MS ? 1 : 0;
+            peerStopped += trace.peerStops > 0 ? 1 : 0;
         }
         System.out.printf(Locale.ROOT, "IdleStateDifferentialTest: %d traces (%d compared in full, %d for the reader "
                 + "only: observeOutput with coinciding writer and all checks), %d events, %d operations (%d dropped "
                 + "near checks), %d s virtual, in %d ms (%d ms CPU); %d traces reconfigured mid-trace, %d closed by "
-                + "the user on the first event, %d with the clock below zero%n", i, fullyCompared, i - fullyCompared,
+                + "the user on the first event, %d with the clock below zero, %d with a peer that stopped reading%n",
+                i, fullyCompared, i - fullyCompared,
                 events, ops, droppedOps, virtualMs / 1000, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                 TimeUnit.NANOSECONDS.toMillis(threads.getCurrentThreadCpuTime() - cpuStarted), reconfigured,
-                closedOnFirst, belowZero);
+                closedOnFirst, belowZero, peerStopped);
     }
 
     /** An idle event and the virtual time (ms since the trace began) it reached the end of the pipeline. */
@@ -259,13 +265,28 @@ class IdleStateDifferentialTest {
         private ManualTicker ticker;
         private HeartbeatMonitor monitor;
         /** The channel of IdleStateHandler. */
-        private EmbeddedChannel netty;
+        private PeerChannel netty;
         /** The channel of Heartbeat's handler. */
-        private EmbeddedChannel heartbeat;
+        private PeerChannel heartbeat;
+        /**
+         * The peer's reading, drawn from a stream of its own so that the operations drawn from
+         * {@link #rnd} stay those of the seed; null for a peer that always reads.
+         */
+        private final SplittableRandom peer;
+        /** Flushed writes wait in the outbound buffers: the peer stopped reading. */
+        private boolean pending;
+        private int peerStops;
 
         Trace(long seed) {
+            this(seed, true);
+        }
+
+        /** A trace; {@code stallingPeer}: its peer may stop reading (for half the seeds), else it always reads. */
+        Trace(long seed, boolean stallingPeer) {
             this.seed = seed;
             this.rnd = new SplittableRandom(seed);
+            SplittableRandom peerRnd = new SplittableRandom(~seed);
+            this.peer = stallingPeer && peerRnd.nextBoolean() ? peerRnd : null;
             long r;
             long w;
             long a;
@@ -314,13 +335,13 @@ class IdleStateDifferentialTest {
                     .build();
             ticker.advance(tickPhase); // the trace starts anywhere within a wheel tick
 
-            netty = new EmbeddedChannel();
+            netty = new PeerChannel();
             netty.freezeTime(); // before the handler is added, so it starts at a whole virtual ms
             long nettyBase = TimeUnit.SECONDS.toNanos(1); // Netty 4.1's clock (ticksInNanos); 4.2 reads the loop's
             Recorder nettyRecorder = new Recorder(nettyEvents, () -> nowMs, closeOnFirstEvent);
             netty.pipeline().addLast(IDLE, nettyHandler(nettyBase)).addLast(nettyRecorder);
 
-            heartbeat = new EmbeddedChannel();
+            heartbeat = new PeerChannel();
             Recorder heartbeatRecorder = new Recorder(heartbeatEvents, () -> nowMs, closeOnFirstEvent);
             heartbeat.pipeline().addLast(monitor.newHandler(HeartbeatConfig.events(observeOutput, readerMs, writerMs,
                     allMs, TimeUnit.MILLISECONDS)), heartbeatRecorder);
@@ -357,9 +378,9 @@ class IdleStateDifferentialTest {
         /**
          * New settings mid-trace: Heartbeat's {@code reconfigure}, and for IdleStateHandler what a user
          * of it does, a new handler in its place (which starts measuring from now, as reconfigure does).
-         * Only between read batches and with nothing left unflushed: a new IdleStateHandler does not know
-         * a batch is open, and a write that completes later stamps the handler it passed through (the
-         * old one), while Heartbeat's one handler rightly counts it.
+         * Only between read batches and with nothing left unflushed or pending: a new IdleStateHandler
+         * does not know a batch is open, and a write that completes later stamps the handler it passed
+         * through (the old one), while Heartbeat's one handler rightly counts it.
          */
         private String reconfigure() {
             long r;
@@ -466,8 +487,12 @@ class IdleStateDifferentialTest {
                 logAt().append("(dropped an operation: no quiet time)\n");
                 return;
             }
+            if (peer != null && !unflushed && peer.nextInt(6) == 0) {
+                logAt().append(togglePeer()).append('\n');
+                return;
+            }
             String what;
-            if (p >= 97 && !readOpen && !unflushed) {
+            if (p >= 97 && !readOpen && !unflushed && !pending) {
                 what = reconfigure();
             } else if (p < 52) {
                 int n = 1 + rnd.nextInt(3);
@@ -494,9 +519,10 @@ class IdleStateDifferentialTest {
                 boolean voidPromise = rnd.nextInt(4) == 0;
                 netty.writeAndFlush(buffer(size), promise(netty, voidPromise));
                 heartbeat.writeAndFlush(buffer(size), promise(heartbeat, voidPromise));
-                outputChanged = false; // writes complete: both next writer and all events are first ones
-                unflushed = false;
-                what = "write " + size + " B and flush" + (voidPromise ? " (void promise)" : "");
+                unflushed = true; // written, then flushed
+                flushed();
+                what = "write " + size + " B and flush" + (voidPromise ? " (void promise)" : "")
+                        + (pending ? ", pending" : "");
             } else if (p < 91) {
                 int size = rnd.nextInt(4);
                 boolean voidPromise = rnd.nextInt(4) == 0;
@@ -508,11 +534,45 @@ class IdleStateDifferentialTest {
             } else {
                 netty.flush();
                 heartbeat.flush();
-                outputChanged = false;
-                unflushed = false;
-                what = "flush";
+                flushed();
+                what = "flush" + (pending ? ", pending" : "");
             }
             logAt().append(what).append('\n');
+        }
+
+        /**
+         * A flush passed both handlers: the writes complete if the peer reads (then both next writer and
+         * all events are first ones), else they wait in the outbound buffer, changed.
+         */
+        private void flushed() {
+            if (heartbeat.reading()) {
+                outputChanged = false;
+            } else if (unflushed) {
+                outputChanged = true; // the head of the buffer is a flushed message now
+                pending = true;
+            }
+            unflushed = false;
+        }
+
+        /**
+         * The peer stops reading, or reads again: then the flushed writes waiting in both outbound
+         * buffers complete now (activity, so only at a quiet time, as the other operations).
+         */
+        private String togglePeer() {
+            if (heartbeat.reading()) {
+                netty.stopReading();
+                heartbeat.stopReading();
+                peerStops++;
+                return "the peer stops reading";
+            }
+            netty.readAgain();
+            heartbeat.readAgain();
+            boolean completed = pending;
+            if (pending) {
+                outputChanged = false; // writes complete
+                pending = false;
+            }
+            return "the peer reads again" + (completed ? ": the pending writes complete" : "");
         }
 
         private static ByteBuf buffer(int size) {
