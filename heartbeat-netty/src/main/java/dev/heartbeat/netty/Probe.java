@@ -88,6 +88,8 @@ public abstract class Probe {
     private final boolean consumesAnswers;
     /** Set once, by the first event loop to see answers go missing: one WARN per probe, not per channel. */
     private final AtomicBoolean reportedMissingAnswers = new AtomicBoolean();
+    /** Set once, by the first placement check that warns (see {@link ProbePlacement}): one WARN per probe. */
+    private final AtomicBoolean reportedPlacement = new AtomicBoolean();
 
     /**
      * @param matching how answers are matched to pings
@@ -279,6 +281,30 @@ public abstract class Probe {
      */
     String placementAdvice() {
         return "put the Heartbeat handler after the decoder that produces the answers";
+    }
+
+    /**
+     * Event loop: where the handler at {@code ctx} sits for this probe: after the decoder of its answers
+     * ({@link ProbePlacement.Verdict#FITS}), on the wrong side of it ({@code WRONG}), or in a pipeline
+     * with nothing to judge by ({@code UNKNOWN}). The built-in protocol probes judge; any other probe
+     * FITS (it cannot tell). Reads the pipeline; allocates only to describe a problem.
+     */
+    ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+        return ProbePlacement.Finding.FITS;
+    }
+
+    /**
+     * Event loop: logs {@code problem} (a placement the check warns about) as a WARN, once per probe
+     * however many channels report it.
+     *
+     * @return whether this call logged it
+     */
+    boolean warnPlacement(Channel channel, String problem) {
+        if (reportedPlacement.get() || !reportedPlacement.compareAndSet(false, true)) {
+            return false;
+        }
+        LOG.warn("{} (this is logged once per probe)", problem);
+        return true;
     }
 
     /**

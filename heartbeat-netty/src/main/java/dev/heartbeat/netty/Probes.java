@@ -4,28 +4,41 @@
  */
 package dev.heartbeat.netty;
 
+import java.lang.reflect.Field;
 import java.util.Objects;
 import java.util.function.Predicate;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ServerChannel;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectDecoder;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
@@ -230,6 +243,30 @@ public final class Probes {
         String placementAdvice() {
             return "put the Heartbeat handler after Http2FrameCodec, whose PING ACK frames it must see";
         }
+
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            if (ctx.channel() instanceof Http2StreamChannel) {
+                return ProbePlacement.Finding.wrong(subject + " is in the pipeline of an HTTP/2 stream, where PING "
+                        + "frames are neither written nor read: add Heartbeat's handler to the connection's pipeline, "
+                        + "after Http2FrameCodec");
+            }
+            ProbePlacement.Place codec = ProbePlacement.first(ctx.pipeline(), Http2FrameCodec.class::isInstance);
+            if (codec != null) {
+                return codec.index() < ProbePlacement.self(ctx).index() ? ProbePlacement.Finding.FITS
+                        : ProbePlacement.Finding.wrong(subject + " is before Http2FrameCodec " + codec.quoted()
+                                + ", so it reads bytes, never the PING ACK frames: add Heartbeat's handler after "
+                                + "Http2FrameCodec");
+            }
+            ProbePlacement.Place other = ProbePlacement.first(ctx.pipeline(), Http2ConnectionHandler.class::isInstance);
+            return ProbePlacement.Finding.unknown(subject + (other != null
+                    ? " has no Http2FrameCodec but " + other.quoted() + ", which may refuse the Http2PingFrame "
+                            + "this probe writes"
+                    : " has no Http2FrameCodec in its pipeline, so its placement cannot be checked")
+                    + ": add Heartbeat's handler after Http2FrameCodec (with ALPN or an h2c upgrade, when the codec is "
+                    + "added)");
+        }
     }
 
     private static final class WebSocketProbe extends Probe {
@@ -316,6 +353,70 @@ public final class Probes {
         String placementAdvice() {
             return "WebSocketServerProtocolHandler (and WebSocketClientProtocolHandler) drop Pong frames by default: "
                     + "put the Heartbeat handler before it, or build it with dropPongFrames(false)";
+        }
+
+        /**
+         * After the WebSocket frame decoder (or the HTTP codec whose place it takes at the handshake), and
+         * not after a protocol handler that drops Pong frames (read from its {@code dropPongFrames} field;
+         * UNKNOWN if it cannot be read).
+         */
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            int self = ProbePlacement.self(ctx).index();
+            ChannelPipeline p = ctx.pipeline();
+            ProbePlacement.Place decoder = ProbePlacement.first(p, WebSocketFrameDecoder.class::isInstance);
+            if (decoder == null) {
+                decoder = ProbePlacement.first(p, h -> h instanceof HttpServerCodec || h instanceof HttpClientCodec
+                        || h instanceof HttpObjectDecoder);
+            }
+            if (decoder != null && decoder.index() > self) {
+                return ProbePlacement.Finding.wrong(subject + " is before " + decoder.quoted() + ", so it reads "
+                        + "bytes, never WebSocket frames: add Heartbeat's handler after " + decoder.quoted()
+                        + " (the WebSocket frame decoder takes the HTTP codec's place at the handshake)");
+            }
+            ProbePlacement.Place protocol = ProbePlacement.first(p, h -> h instanceof WebSocketServerProtocolHandler
+                    || h instanceof WebSocketClientProtocolHandler);
+            if (protocol != null && protocol.index() < self) {
+                Boolean drops = dropsPongFrames(protocol.handler());
+                String fix = ": put Heartbeat's handler before it, or build it with dropPongFrames(false)";
+                if (drops == null) {
+                    return ProbePlacement.Finding.unknown(subject + " is after " + protocol.quoted()
+                            + ", whose dropPongFrames setting cannot be read" + fix);
+                }
+                if (drops) {
+                    return ProbePlacement.Finding.wrong(subject + " is after " + protocol.quoted()
+                            + ", which drops Pong frames (its default), so no answer reaches it" + fix);
+                }
+            }
+            if (decoder == null && protocol == null) {
+                return ProbePlacement.Finding.unknown(subject + " has no WebSocket frame decoder, HTTP codec or "
+                        + "WebSocket protocol handler in its pipeline, so its placement cannot be checked: add "
+                        + "Heartbeat's handler after the HTTP codec, before WebSocketServerProtocolHandler");
+            }
+            return ProbePlacement.Finding.FITS;
+        }
+
+        /**
+         * Whether a WebSocket protocol handler drops Pong frames: its {@code dropPongFrames} field (private in
+         * Netty 4.1 and 4.2, read by reflection), or null if it cannot be read.
+         */
+        private static Boolean dropsPongFrames(ChannelHandler protocol) {
+            for (Class<?> c = protocol.getClass(); c != null; c = c.getSuperclass()) {
+                Field field;
+                try {
+                    field = c.getDeclaredField("dropPongFrames");
+                } catch (NoSuchFieldException e) {
+                    continue;
+                }
+                try {
+                    field.setAccessible(true);
+                    return field.getBoolean(protocol);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    return null;
+                }
+            }
+            return null;
         }
     }
 
@@ -412,6 +513,19 @@ public final class Probes {
         @Override
         String placementAdvice() {
             return "put the Heartbeat handler after MqttDecoder, whose PINGRESP messages it must see";
+        }
+
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            ProbePlacement.Place decoder = ProbePlacement.first(ctx.pipeline(), MqttDecoder.class::isInstance);
+            if (decoder == null) {
+                return ProbePlacement.Finding.unknown(subject + " has no MqttDecoder in its pipeline, so its placement "
+                        + "cannot be checked: add Heartbeat's handler after MqttDecoder");
+            }
+            return decoder.index() < ProbePlacement.self(ctx).index() ? ProbePlacement.Finding.FITS
+                    : ProbePlacement.Finding.wrong(subject + " is before MqttDecoder " + decoder.quoted() + ", so it "
+                            + "reads bytes, never PINGRESP messages: add Heartbeat's handler after MqttDecoder");
         }
     }
 
