@@ -17,11 +17,13 @@ import io.netty.channel.ChannelPipeline;
  * drops Pongs, {@code MqttDecoder}). Each built-in probe judges its own place ({@link Probe#placement});
  * this class decides what to do about it, once per channel.
  *
- * <p>When: one task on the handler's executor after the handler starts. A {@code ChannelInitializer}
- * adds its handlers one by one to a channel that is already registered, and an accepted channel is
- * already active, so the handler starts before the handlers added after it exist; the task runs once the
- * initializer (and the registration that runs it) is done, before any ping, which comes an interval
- * later. A codec added later still (ALPN, an h2c upgrade) cannot be judged then: that is a WARN.
+ * <p>When: as the handler starts, and if it does not fit then, again one task on the handler's
+ * executor later. A {@code ChannelInitializer} adds its handlers one by one to a channel that is
+ * already registered, and an accepted channel is already active, so the handler starts before the
+ * handlers added after it exist: a codec before it is there (and then it fits, with no task), one added
+ * after it is not yet. The task runs once the initializer (and the registration that runs it) is done,
+ * before any ping, which comes an interval later. A codec added later still (ALPN, an h2c upgrade)
+ * cannot be judged then: that is a WARN.
  *
  * <table>
  * <caption>What a placement gets</caption>
@@ -77,13 +79,22 @@ final class ProbePlacement {
     }
 
     /**
-     * Event loop, when the handler at {@code ctx} starts under {@code cfg}: checks its placement one task
-     * later (see the class comment), if {@code cfg} has a probe; allocates nothing otherwise.
+     * Event loop, when the handler at {@code ctx} starts under {@code cfg}: if every probe of {@code cfg}
+     * already fits where the handler is (its codec is before it, or the probe cannot tell), nothing more;
+     * otherwise the check runs one task later (see the class comment), once the pipeline is complete. A
+     * configuration without a probe costs nothing, one that fits a walk of the pipeline and no task.
      */
     static void checkSoon(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
-        if (cfg.probe != null || cfg.goodbye().isPresent()) {
+        Probe ping = cfg.matchesAnswers ? cfg.probe : null;
+        Probe bye = cfg.goodbye().orElse(null);
+        if (!fits(ping, ctx) || (bye != ping && !fits(bye, ctx))) {
             ctx.executor().execute(() -> check(ctx, cfg));
         }
+    }
+
+    /** Whether {@code probe} is null or fits where the handler at {@code ctx} is, now. */
+    private static boolean fits(Probe probe, ChannelHandlerContext ctx) {
+        return probe == null || probe.placement(ctx).verdict() == Verdict.FITS;
     }
 
     /**

@@ -70,6 +70,11 @@ import io.netty.util.AttributeKey;
  *     <td>anywhere reads pass</td></tr>
  * </table>
  *
+ * <p>The three protocol probes check where the handler goes when the channel starts: a ping probe on
+ * the wrong side of its codec, under an ack mode that needs its answers, is refused (an
+ * {@code IllegalStateException} down the pipeline, and the channel closed); other doubtful placements
+ * are logged as one WARN per probe (see {@code PROBES.md}).
+ *
  * <p>Peers' own pings are not answers: Netty's HTTP/2 codec and WebSocket protocol handler answer
  * them by themselves, and an MQTT server answers PINGREQ in the application (see {@link MqttKeepAlive}
  * for the server side of MQTT's keep-alive).
