@@ -298,6 +298,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         if (cfg.tracksAnything() && !monitor.worker.schedule(this, firstCheck(cfg, now))) {
             monitor.unmonitored(this); // the monitor was closed after this handler was made
         }
+        ProbePlacement.checkSoon(ctx, cfg); // last: a refusal closes the channel, which destroy() then undoes
     }
 
     private void destroy() {

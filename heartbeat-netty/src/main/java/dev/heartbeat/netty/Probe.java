@@ -88,6 +88,8 @@ public abstract class Probe {
     private final boolean consumesAnswers;
     /** Set once, by the first event loop to see answers go missing: one WARN per probe, not per channel. */
     private final AtomicBoolean reportedMissingAnswers = new AtomicBoolean();
+    /** Set once, by the first placement check that warns (see {@link ProbePlacement}): one WARN per probe. */
+    private final AtomicBoolean reportedPlacement = new AtomicBoolean();
 
     /**
      * @param matching how answers are matched to pings
@@ -137,11 +139,28 @@ public abstract class Probe {
     }
 
     /**
-     * The protocol's goodbye, written before Heartbeat closes the channel for {@code reason}, or null
-     * for none (the default). Called on the channel's event loop; the caller writes it from the tail
-     * of the pipeline and closes once the write completes.
+     * The protocol's goodbye before Heartbeat closes the channel for {@code reason}, whatever the
+     * reason, or null to close without one (the default; MQTT 3.1.1). The close sequence calls it at most
+     * once per channel, on the channel's event loop, writes the result from the tail of the pipeline (so
+     * every encoder sees it) and closes once the write completes or its wait's cap passes. Each call
+     * makes a new message, which the write releases.
      *
-     * @param ctx the context of the calling handler
+     * <table>
+     * <caption>The built-in probes' goodbyes</caption>
+     * <tr><th>Probe</th><th>Goodbye</th><th>Says</th></tr>
+     * <tr><td>{@link Probes#http2()}</td><td>GOAWAY</td><td>{@code ENHANCE_YOUR_CALM} for
+     *     {@code PING_ABUSE} ({@code too_many_pings}), {@code WRITE_STALL} and {@code UNWRITABLE};
+     *     {@code NO_ERROR} for every other reason; the reason's name as debug data</td></tr>
+     * <tr><td>{@link Probes#webSocket()}</td><td>Close</td><td>1008 (policy violation) for
+     *     {@code PING_ABUSE} ({@code too_many_pings}), {@code WRITE_STALL} and {@code UNWRITABLE}; 1001
+     *     (going away) for every other reason; the reason's name as text</td></tr>
+     * <tr><td>{@link Probes#mqttClient()}</td><td>MQTT 5 DISCONNECT</td><td>a reason code for the reason
+     *     and the side (see the probe), the reason's name as Reason String; nothing on MQTT 3.1.1</td></tr>
+     * <tr><td>{@link Probes#custom}, {@link Probes#of}</td><td>none</td><td>override this for a line
+     *     such as {@code BYE <REASON>}</td></tr>
+     * </table>
+     *
+     * @param ctx the context of the calling handler: for its {@code alloc()} and {@code channel()}
      * @param reason why the channel is about to close
      */
     public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
@@ -262,6 +281,30 @@ public abstract class Probe {
      */
     String placementAdvice() {
         return "put the Heartbeat handler after the decoder that produces the answers";
+    }
+
+    /**
+     * Event loop: where the handler at {@code ctx} sits for this probe: after the decoder of its answers
+     * ({@link ProbePlacement.Verdict#FITS}), on the wrong side of it ({@code WRONG}), or in a pipeline
+     * with nothing to judge by ({@code UNKNOWN}). The built-in protocol probes judge; any other probe
+     * FITS (it cannot tell). Reads the pipeline; allocates only to describe a problem.
+     */
+    ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+        return ProbePlacement.Finding.FITS;
+    }
+
+    /**
+     * Event loop: logs {@code problem} (a placement the check warns about) as a WARN, once per probe
+     * however many channels report it.
+     *
+     * @return whether this call logged it
+     */
+    boolean warnPlacement(Channel channel, String problem) {
+        if (reportedPlacement.get() || !reportedPlacement.compareAndSet(false, true)) {
+            return false;
+        }
+        LOG.warn("{} (this is logged once per probe)", problem);
+        return true;
     }
 
     /**

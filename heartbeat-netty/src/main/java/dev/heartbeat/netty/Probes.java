@@ -4,30 +4,49 @@
  */
 package dev.heartbeat.netty;
 
+import java.lang.reflect.Field;
 import java.util.Objects;
 import java.util.function.Predicate;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ServerChannel;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectDecoder;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.AttributeKey;
 
 /**
  * The built-in {@link Probe}s. Each protocol probe needs its Netty codec on the class path
@@ -51,6 +70,11 @@ import io.netty.handler.codec.mqtt.MqttQoS;
  *     <td>anywhere reads pass</td></tr>
  * </table>
  *
+ * <p>The three protocol probes check where the handler goes when the channel starts: a ping probe on
+ * the wrong side of its codec, under an ack mode that needs its answers, is refused (an
+ * {@code IllegalStateException} down the pipeline, and the channel closed); other doubtful placements
+ * are logged as one WARN per probe (see {@code PROBES.md}).
+ *
  * <p>Peers' own pings are not answers: Netty's HTTP/2 codec and WebSocket protocol handler answer
  * them by themselves, and an MQTT server answers PINGREQ in the application (see {@link MqttKeepAlive}
  * for the server side of MQTT's keep-alive).
@@ -64,6 +88,11 @@ public final class Probes {
             .asReadOnly();
 
     private Probes() {
+    }
+
+    /** The words a goodbye for {@code reason} says: its name, or {@code too_many_pings} for ping abuse. */
+    static String words(CloseReason reason) {
+        return reason == CloseReason.PING_ABUSE ? TOO_MANY_PINGS : reason.name();
     }
 
     /**
@@ -171,17 +200,21 @@ public final class Probes {
         }
 
         /**
-         * GOAWAY: {@code ENHANCE_YOUR_CALM} with the debug data {@code too_many_pings} for ping abuse (the
-         * words gRPC clients look for to back off), {@code NO_ERROR} with the reason's name otherwise.
-         * Http2FrameCodec fills in the last stream id.
+         * GOAWAY with the reason's name as debug data: {@code NO_ERROR} for the closes that end a
+         * connection with nothing wrong on the wire (idleness, ping timeout, maximum age, drain, as gRPC-java
+         * and Go's {@code x/net/http2} send for theirs); {@code ENHANCE_YOUR_CALM} for a peer whose behaviour
+         * loads the server: ping abuse (with the debug data {@code too_many_pings}, the words gRPC clients look
+         * for to back off) and a peer that does not read ({@code WRITE_STALL}, {@code UNWRITABLE}). Netty's
+         * {@code Http2FrameCodec} fills in the last stream id, and a GOAWAY with an error code makes it close
+         * the connection as soon as the frame is written.
          */
         @Override
         public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
-            return reason == CloseReason.PING_ABUSE
-                    ? new DefaultHttp2GoAwayFrame(Http2Error.ENHANCE_YOUR_CALM,
-                            ByteBufUtil.writeAscii(ctx.alloc(), TOO_MANY_PINGS))
-                    : new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR,
-                            ByteBufUtil.writeAscii(ctx.alloc(), reason.name()));
+            Http2Error error = switch (reason) {
+                case PING_ABUSE, WRITE_STALL, UNWRITABLE -> Http2Error.ENHANCE_YOUR_CALM;
+                default -> Http2Error.NO_ERROR;
+            };
+            return new DefaultHttp2GoAwayFrame(error, ByteBufUtil.writeAscii(ctx.alloc(), words(reason)));
         }
 
         @Override
@@ -214,6 +247,30 @@ public final class Probes {
         @Override
         String placementAdvice() {
             return "put the Heartbeat handler after Http2FrameCodec, whose PING ACK frames it must see";
+        }
+
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            if (ctx.channel() instanceof Http2StreamChannel) {
+                return ProbePlacement.Finding.wrong(subject + " is in the pipeline of an HTTP/2 stream, where PING "
+                        + "frames are neither written nor read: add Heartbeat's handler to the connection's pipeline, "
+                        + "after Http2FrameCodec");
+            }
+            ProbePlacement.Place codec = ProbePlacement.first(ctx.pipeline(), Http2FrameCodec.class::isInstance);
+            if (codec != null) {
+                return codec.index() < ProbePlacement.self(ctx).index() ? ProbePlacement.Finding.FITS
+                        : ProbePlacement.Finding.wrong(subject + " is before Http2FrameCodec " + codec.quoted()
+                                + ", so it reads bytes, never the PING ACK frames: add Heartbeat's handler after "
+                                + "Http2FrameCodec");
+            }
+            ProbePlacement.Place other = ProbePlacement.first(ctx.pipeline(), Http2ConnectionHandler.class::isInstance);
+            return ProbePlacement.Finding.unknown(subject + (other != null
+                    ? " has no Http2FrameCodec but " + other.quoted() + ", which may refuse the Http2PingFrame "
+                            + "this probe writes"
+                    : " has no Http2FrameCodec in its pipeline, so its placement cannot be checked")
+                    + ": add Heartbeat's handler after Http2FrameCodec (with ALPN or an h2c upgrade, when the codec is "
+                    + "added)");
         }
     }
 
@@ -282,12 +339,19 @@ public final class Probes {
             return true;
         }
 
-        /** A Close frame: 1008 (policy violation) for ping abuse, 1001 (going away) otherwise; the reason as text. */
+        /**
+         * A Close frame with the reason's name as its text ({@code too_many_pings} for ping abuse): 1008
+         * (policy violation) for a peer that broke the server's rules (ping abuse, not reading:
+         * {@code WRITE_STALL}, {@code UNWRITABLE}); 1001 (going away) for every other close, none of which
+         * is the peer's fault (RFC 6455 section 7.4.1). 1011 (unexpected condition) fits none of them.
+         */
         @Override
         public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
-            return reason == CloseReason.PING_ABUSE
-                    ? new CloseWebSocketFrame(WebSocketCloseStatus.POLICY_VIOLATION.code(), TOO_MANY_PINGS)
-                    : new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code(), reason.name());
+            WebSocketCloseStatus status = switch (reason) {
+                case PING_ABUSE, WRITE_STALL, UNWRITABLE -> WebSocketCloseStatus.POLICY_VIOLATION;
+                default -> WebSocketCloseStatus.ENDPOINT_UNAVAILABLE;
+            };
+            return new CloseWebSocketFrame(status.code(), words(reason));
         }
 
         @Override
@@ -295,10 +359,76 @@ public final class Probes {
             return "WebSocketServerProtocolHandler (and WebSocketClientProtocolHandler) drop Pong frames by default: "
                     + "put the Heartbeat handler before it, or build it with dropPongFrames(false)";
         }
+
+        /**
+         * After the WebSocket frame decoder (or the HTTP codec whose place it takes at the handshake), and
+         * not after a protocol handler that drops Pong frames (read from its {@code dropPongFrames} field;
+         * UNKNOWN if it cannot be read).
+         */
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            int self = ProbePlacement.self(ctx).index();
+            ChannelPipeline p = ctx.pipeline();
+            ProbePlacement.Place decoder = ProbePlacement.first(p, WebSocketFrameDecoder.class::isInstance);
+            if (decoder == null) {
+                decoder = ProbePlacement.first(p, h -> h instanceof HttpServerCodec || h instanceof HttpClientCodec
+                        || h instanceof HttpObjectDecoder);
+            }
+            if (decoder != null && decoder.index() > self) {
+                return ProbePlacement.Finding.wrong(subject + " is before " + decoder.quoted() + ", so it reads "
+                        + "bytes, never WebSocket frames: add Heartbeat's handler after " + decoder.quoted()
+                        + " (the WebSocket frame decoder takes the HTTP codec's place at the handshake)");
+            }
+            ProbePlacement.Place protocol = ProbePlacement.first(p, h -> h instanceof WebSocketServerProtocolHandler
+                    || h instanceof WebSocketClientProtocolHandler);
+            if (protocol != null && protocol.index() < self) {
+                Boolean drops = dropsPongFrames(protocol.handler());
+                String fix = ": put Heartbeat's handler before it, or build it with dropPongFrames(false)";
+                if (drops == null) {
+                    return ProbePlacement.Finding.unknown(subject + " is after " + protocol.quoted()
+                            + ", whose dropPongFrames setting cannot be read" + fix);
+                }
+                if (drops) {
+                    return ProbePlacement.Finding.wrong(subject + " is after " + protocol.quoted()
+                            + ", which drops Pong frames (its default), so no answer reaches it" + fix);
+                }
+            }
+            if (decoder == null && protocol == null) {
+                return ProbePlacement.Finding.unknown(subject + " has no WebSocket frame decoder, HTTP codec or "
+                        + "WebSocket protocol handler in its pipeline, so its placement cannot be checked: add "
+                        + "Heartbeat's handler after the HTTP codec, before WebSocketServerProtocolHandler");
+            }
+            return ProbePlacement.Finding.FITS;
+        }
+
+        /**
+         * Whether a WebSocket protocol handler drops Pong frames: its {@code dropPongFrames} field (private in
+         * Netty 4.1 and 4.2, read by reflection), or null if it cannot be read.
+         */
+        private static Boolean dropsPongFrames(ChannelHandler protocol) {
+            for (Class<?> c = protocol.getClass(); c != null; c = c.getSuperclass()) {
+                Field field;
+                try {
+                    field = c.getDeclaredField("dropPongFrames");
+                } catch (NoSuchFieldException e) {
+                    continue;
+                }
+                try {
+                    field.setAccessible(true);
+                    return field.getBoolean(protocol);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    return null;
+                }
+            }
+            return null;
+        }
     }
 
     private static final class MqttClientProbe extends Probe {
         static final MqttClientProbe INSTANCE = new MqttClientProbe();
+        /** Where Netty's MQTT codec keeps the session's version (its {@code MqttCodecUtil.MQTT_VERSION_KEY}). */
+        private static final AttributeKey<MqttVersion> MQTT_VERSION = AttributeKey.valueOf("NETTY_CODEC_MQTT_VERSION");
         /** Immutable and never reference counted, so one instance serves every channel. */
         private static final MqttMessage PINGREQ =
                 new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGREQ, false, MqttQoS.AT_MOST_ONCE, false, 0));
@@ -335,9 +465,72 @@ public final class Probes {
             return true;
         }
 
+        /**
+         * On an MQTT 5 session (one whose {@code MqttDecoder} or {@code MqttEncoder} saw a CONNECT of
+         * version 5), a DISCONNECT with a reason code and the reason's name as its Reason String; on any
+         * other, none (null). MQTT 3.1.1 has no DISCONNECT from the server, and a client's DISCONNECT is a
+         * clean end that makes the server discard its Will, which a close for idleness or a broken
+         * connection must not; so a 3.1.1 channel is closed without a word. The reason codes are those the
+         * specification allows the side that sends them (MQTT 5.0 section 3.14.2.1); a server is a channel
+         * accepted by a {@code ServerChannel}:
+         * <ul>
+         * <li>server: 0x8D Keep Alive timeout (idleness, ping timeout), 0xA0 Maximum connect time (maximum
+         *     age), 0x8B Server shutting down (drain), 0x96 Message rate too high (ping abuse), 0x97 Quota
+         *     exceeded (write stall, unwritable), 0x80 Unspecified error for any other reason;</li>
+         * <li>client: 0x00 Normal disconnection (maximum age, drain: planned ends), 0x04 Disconnect with Will
+         *     Message (idleness, ping timeout: the Will is still published, as after a close without a word),
+         *     0x96 and 0x97 as the server, 0x04 for any other reason.</li>
+         * </ul>
+         */
+        @Override
+        public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
+            Channel channel = ctx.channel();
+            if (!channel.hasAttr(MQTT_VERSION) || channel.attr(MQTT_VERSION).get() != MqttVersion.MQTT_5) {
+                return null;
+            }
+            MqttProperties properties = new MqttProperties();
+            properties.add(new MqttProperties.StringProperty(MqttProperties.MqttPropertyType.REASON_STRING.value(),
+                    reason.name()));
+            int code = channel.parent() instanceof ServerChannel ? serverReasonCode(reason) : clientReasonCode(reason);
+            return MqttMessageBuilders.disconnect().reasonCode((byte) code).properties(properties).build();
+        }
+
+        private static int serverReasonCode(CloseReason reason) {
+            return switch (reason) {
+                case READER_IDLE, WRITER_IDLE, ALL_IDLE, PING_TIMEOUT -> 0x8D;
+                case MAX_AGE -> 0xA0;
+                case DRAIN -> 0x8B;
+                case PING_ABUSE -> 0x96;
+                case WRITE_STALL, UNWRITABLE -> 0x97;
+                default -> 0x80;
+            };
+        }
+
+        private static int clientReasonCode(CloseReason reason) {
+            return switch (reason) {
+                case MAX_AGE, DRAIN -> 0x00;
+                case PING_ABUSE -> 0x96;
+                case WRITE_STALL, UNWRITABLE -> 0x97;
+                default -> 0x04;
+            };
+        }
+
         @Override
         String placementAdvice() {
             return "put the Heartbeat handler after MqttDecoder, whose PINGRESP messages it must see";
+        }
+
+        @Override
+        ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+            String subject = ProbePlacement.subject(ctx, this);
+            ProbePlacement.Place decoder = ProbePlacement.first(ctx.pipeline(), MqttDecoder.class::isInstance);
+            if (decoder == null) {
+                return ProbePlacement.Finding.unknown(subject + " has no MqttDecoder in its pipeline, so its placement "
+                        + "cannot be checked: add Heartbeat's handler after MqttDecoder");
+            }
+            return decoder.index() < ProbePlacement.self(ctx).index() ? ProbePlacement.Finding.FITS
+                    : ProbePlacement.Finding.wrong(subject + " is before MqttDecoder " + decoder.quoted() + ", so it "
+                            + "reads bytes, never PINGRESP messages: add Heartbeat's handler after MqttDecoder");
         }
     }
 

@@ -30,10 +30,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The WebSocket probe's misplacement WARN, through the handler on a real server pipeline in virtual
+ * The misplacement WARN after missed answers, through the handler on a real server pipeline in virtual
  * time: Netty's {@code WebSocketServerProtocolHandler} drops Pong frames by default, so a Heartbeat
  * handler after it writes pings whose answers never reach it while the peer's text keeps coming; it
- * says so once. Placed before the protocol handler, it sees every Pong and says nothing.
+ * says so once. Placed before the protocol handler, it sees every Pong and says nothing. The probe
+ * here is a custom one around {@link Probes#webSocket()}, which does not judge its place when the
+ * channel starts (the built-in probe would be refused then: {@code ProbePlacementTest}): this WARN is
+ * the check for such probes.
  */
 class WebSocketPlacementTest {
 
