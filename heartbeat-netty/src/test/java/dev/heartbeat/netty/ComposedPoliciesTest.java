@@ -1,0 +1,1 @@
+package dev.heartbeat.netty; class ComposedPoliciesTest {}
