@@ -65,6 +65,14 @@ class InteractionModelTest {
     /** {@code HeartbeatConfig.Builder#maxAge}: "as soon as the goodbye is written (at most 1 s later)". */
     static final long GOODBYE_WAIT = TimeUnit.SECONDS.toNanos(1);
     static final long NONE = Long.MIN_VALUE;
+    /**
+     * Failures found by the model that issue 26 does not list get numbers from 101 (tolerable as the
+     * items are). 101: a write stall closed after more than 1.25 x its timeout, another rule's check
+     * (an idle event moved by a read) having shifted the stall's look grid.
+     */
+    static final int NEW_STALL_GRID = 101;
+    /** 102: a reconfigure during a max-age grace closes before the grace its goodbye event announced. */
+    static final int NEW_GRACE_CUT = 102;
 
     private static final long STEPS = Long.getLong("heartbeat.model.steps", 1_000_000L);
     private static final int EPISODE_STEPS = Integer.getInteger("heartbeat.model.episode", 2_000);
@@ -104,8 +112,8 @@ class InteractionModelTest {
         long steps = 0;
         Map<String, Integer> covered = new TreeMap<>();
         Set<String> combinations = new HashSet<>();
-        Map<Integer, List<long[]>> failures = new TreeMap<>(); // item -> (seed, step)
-        Map<Integer, String> firstMessage = new TreeMap<>();
+        Map<String, List<long[]>> failures = new TreeMap<>(); // item and check -> (seed, step)
+        Map<String, String> soonestMessage = new TreeMap<>();
         long tolerated = 0;
         for (long e = 0; e < episodes; e++) {
             long seed = ONE_SEED != null ? ONE_SEED : BASE_SEED + e;
@@ -114,8 +122,12 @@ class InteractionModelTest {
                 episode.run(EPISODE_STEPS);
             } catch (Violation v) {
                 if (SURVEY) {
-                    failures.computeIfAbsent(v.item, k -> new ArrayList<>()).add(new long[] {seed, episode.step});
-                    firstMessage.putIfAbsent(v.item, v.getMessage());
+                    String key = String.format("item %3s %s", v.item == 0 ? "new" : v.item, v.check);
+                    List<long[]> seen = failures.computeIfAbsent(key, k -> new ArrayList<>());
+                    if (seen.isEmpty() || episode.step < seen.stream().mapToLong(x -> x[1]).min().getAsLong()) {
+                        soonestMessage.put(key, v.getMessage());
+                    }
+                    seen.add(new long[] {seed, episode.step});
                 } else {
                     fail("interaction model: seed " + seed + " (rerun with -Dheartbeat.model.seed=" + seed + "), step "
                             + episode.step + ", t=" + episode.now() / MS + " ms: " + v.getMessage() + "\n"
@@ -143,17 +155,20 @@ class InteractionModelTest {
                 combinations.size(), tolerated, TOLERATED);
         System.out.println("interaction model: configurations covered (feature: configurations): " + covered);
         if (SURVEY) {
-            for (Map.Entry<Integer, List<long[]>> f : failures.entrySet()) {
+            for (Map.Entry<String, List<long[]>> f : failures.entrySet()) {
                 long[] soonest = f.getValue().get(0);
                 for (long[] s : f.getValue()) {
                     soonest = s[1] < soonest[1] ? s : soonest;
                 }
-                System.out.printf("survey: item %s: %d episodes; soonest: seed %d at step %d; first: %s%n",
-                        f.getKey() == 0 ? "new" : f.getKey(), f.getValue().size(), soonest[0], soonest[1],
-                        firstMessage.get(f.getKey()));
+                StringBuilder seeds = new StringBuilder();
+                for (int i = 0; i < Math.min(8, f.getValue().size()); i++) {
+                    seeds.append(' ').append(f.getValue().get(i)[0]);
+                }
+                System.out.printf("survey: %s: %d episodes (seeds%s); soonest: seed %d at step %d: %s%n", f.getKey(),
+                        f.getValue().size(), seeds, soonest[0], soonest[1], soonestMessage.get(f.getKey()));
             }
             if (!failures.isEmpty()) {
-                fail("interaction model survey: failures for items " + failures.keySet() + " (0: not a listed item)");
+                fail("interaction model survey: failures " + failures.keySet());
             }
         }
     }
@@ -263,8 +278,8 @@ class InteractionModelTest {
         private void act() {
             int r = rnd.nextInt(1_000);
             if (r < 420) {
-                int ms = rnd.nextInt(100) < 75 ? 1 + rnd.nextInt(10) : rnd.nextInt(100) < 90 ? 10 + rnd.nextInt(200)
-                        : 200 + rnd.nextInt(2_000);
+                int p = rnd.nextInt(100);
+                int ms = p < 80 ? 1 + rnd.nextInt(10) : p < 97 ? 10 + rnd.nextInt(200) : 200 + rnd.nextInt(1_300);
                 note("advance " + ms + " ms");
                 advance(ms);
                 return;
@@ -333,9 +348,8 @@ class InteractionModelTest {
         void advance(long ms) {
             for (long i = 0; i < ms; i++) {
                 ticker.advance(MS);
-                long before = monitor.stats().timer().expired();
-                monitor.runOnce();
-                checkNoEntryExpiredTwicePerDueTime(before);
+                int work = monitor.runOnce();
+                checkNoEntryExpiredTwicePerDueTime(work);
                 Chan racing = raceRead;
                 raceRead = null;
                 if (racing != null && racing.ch.isOpen()) {
@@ -359,8 +373,16 @@ class InteractionModelTest {
             long t = now();
             c.lastRead = t;
             c.episodeActivity = t;
-            if (LineProbe.PONG.equals(msg) || c.spec.ack == AckMode.ANY_INBOUND) {
-                c.pingsSinceSettle = 0;
+            if (c.spec.ack == AckMode.ANY_INBOUND) {
+                c.pingsSinceSettle = 0; // "any inbound read answers it"
+                c.unanswered = 0;
+            } else if (LineProbe.PONG.equals(msg) && c.unanswered > 0) {
+                // Matched in order: an answer settles the oldest waiting ping; the latest is settled (and the
+                // pings missed in a row forgiven) by its own answer. (Lenient: a demanding user might read any
+                // answer as proof of life; see the report.)
+                if (--c.unanswered == 0) {
+                    c.pingsSinceSettle = 0;
+                }
             }
             c.pingsSinceRead = 0;
             drainOutbound(c);
@@ -497,6 +519,7 @@ class InteractionModelTest {
                 if (LineProbe.PING.equals(msg)) {
                     checkNeverEarly(c, "ping", null);
                     c.pingsSinceSettle++;
+                    c.unanswered++;
                     c.lastPingWrite = now();
                     c.pingsSinceRead++;
                     c.pending = false; // the ping's flush flushed what was waiting too
@@ -530,7 +553,9 @@ class InteractionModelTest {
             });
             checkDueClosesHappenInTheirBound();
             checkVetoAskedAgainAtExtensionEnd();
-            checkCountersAgree();
+            HeartbeatStats stats = monitor.stats();
+            checkNoStallRecheck(stats);
+            checkCountersAgree(stats);
             rethrow();
             if (refill && chans.size() < 2) {
                 open();
@@ -774,6 +799,10 @@ class InteractionModelTest {
             if (reason == CloseReason.READER_IDLE && c.spec.pings()) {
                 return 14;
             }
+            if (reason == CloseReason.MAX_AGE && c.goodbyeReasons.contains(CloseReason.MAX_AGE)
+                    && c.cfgStart >= c.goodbyeAt) {
+                return NEW_GRACE_CUT;
+            }
             return 0;
         }
 
@@ -936,6 +965,9 @@ class InteractionModelTest {
             if (late.startsWith("maxAge") && c.ageFromReconfigure) {
                 return 12;
             }
+            if (late.startsWith("writeStall") && !c.everHeld) {
+                return NEW_STALL_GRID;
+            }
             if (c.everHeld && c.spec.veto != ModelSpec.Veto.NONE) {
                 return 1;
             }
@@ -972,27 +1004,30 @@ class InteractionModelTest {
          * ({@code stallRechecks}: "checks deferred because the worker was late by more than the stall
          * threshold"), the worker here never being late.
          */
-        void checkNoEntryExpiredTwicePerDueTime(long expiredBefore) {
+        void checkNoEntryExpiredTwicePerDueTime(int cycleWork) {
             if (muted.contains("checkNoEntryExpiredTwicePerDueTime")) {
                 return;
             }
             long nowNanos = ticker.nanoTime();
             long tick = dev.heartbeat.core.TimingWheel.DEFAULT_TICK_NANOS;
             for (Chan c : chans) {
-                if (c.handler instanceof HeartbeatHandler h && h.isScheduled() && h.deadline() - nowNanos < -tick) {
+                if (c.handler instanceof HeartbeatHandler h && h.isScheduled() && h.deadline() - nowNanos < -2 * tick) {
                     violate("checkNoEntryExpiredTwicePerDueTime", overloadEver ? 8 : 0, c, "its entry is armed "
                             + (nowNanos - h.deadline()) / MS + " ms in the past after a worker cycle");
                 }
             }
-            long expired = monitor.stats().timer().expired() - expiredBefore;
-            if (expired > chans.size() + 2) {
-                violate("checkNoEntryExpiredTwicePerDueTime", overloadEver ? 8 : 0, null, expired
-                        + " expirations in one cycle for " + chans.size() + " channels");
+            // runOnce: "requests applied plus entries expired"; a channel has at most a request or two a cycle.
+            if (cycleWork > 3 * chans.size() + 4) {
+                violate("checkNoEntryExpiredTwicePerDueTime", overloadEver ? 8 : 0, null, cycleWork
+                        + " requests and expirations in one cycle for " + chans.size() + " channels");
             }
-            long stalls = monitor.stats().stallRechecks();
-            if (stalls > 0) {
-                violate("checkNoEntryExpiredTwicePerDueTime", overloadEver ? 8 : anyAgeFromReconfigure() ? 12 : 0,
-                        null, stalls + " stall re-checks while the worker keeps up");
+        }
+
+        /** The worker keeps up here (a cycle every 1 ms): no check may be deferred as a stall. */
+        void checkNoStallRecheck(HeartbeatStats stats) {
+            if (stats.stallRechecks() > 0 && !muted.contains("checkNoStallRecheck")) {
+                violate("checkNoStallRecheck", overloadEver ? 8 : anyAgeFromReconfigure() ? 12 : 0,
+                        null, stats.stallRechecks() + " stall re-checks while the worker keeps up");
             }
         }
 
@@ -1010,11 +1045,10 @@ class InteractionModelTest {
          * now") is the model's watched channels; every close event is one close counted; overload closes
          * ({@code overloadCloses}: "Closes made because of a reduced idle timeout") are closes that happened.
          */
-        void checkCountersAgree() {
+        void checkCountersAgree(HeartbeatStats stats) {
             if (muted.contains("checkCountersAgree")) {
                 return;
             }
-            HeartbeatStats stats = monitor.stats();
             long watched = 0;
             long closeEvents = 0;
             for (Chan c : all) {
@@ -1129,6 +1163,8 @@ class InteractionModelTest {
         final long[] eventSpell = {NONE, NONE, NONE};
         final int[] eventCount = new int[3];
         int pingsSinceSettle;
+        /** Pings written and not yet matched by an answer (in order) since the last settle. */
+        int unanswered;
         int pingsSinceRead;
         long lastPingWrite = NONE;
         boolean pending;
@@ -1182,6 +1218,7 @@ class InteractionModelTest {
             reconfigures++;
             Arrays.fill(eventSpell, NONE);
             pingsSinceSettle = 0;
+            unanswered = 0;
             pingsSinceRead = 0;
             if (drainBy != NONE) {
                 reconfiguredSinceDrain = true;
