@@ -202,7 +202,7 @@ class InteractionModelTest {
         final long origin;
         final int budget;
         final List<ModelSpec> specs = new ArrayList<>();
-        final List<String> monitorFeatures = new ArrayList<>();
+        final Set<String> monitorFeatures = new java.util.TreeSet<>();
         final List<Chan> chans = new ArrayList<>();
         final List<Chan> all = new ArrayList<>();
         final IdentityHashMap<Channel, Chan> byChannel = new IdentityHashMap<>();
