@@ -1179,7 +1179,7 @@ class InteractionModelTest {
 
         /** Records a violation: tolerated (counted; the channel or check left alone from now on) or thrown. */
         void violate(String check, int item, Chan c, String message) {
-            if (TOLERATE_ALL || item > 0 && TOLERATED.contains(item)) {
+            if (TOLERATE_ALL || (item > 0 && TOLERATED.contains(item))) {
                 tolerated++;
                 if (c != null) {
                     c.tainted = true;
