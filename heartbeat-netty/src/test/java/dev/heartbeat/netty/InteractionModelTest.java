@@ -112,7 +112,7 @@ class InteractionModelTest {
     private static final Set<Integer> TOLERATED = TOLERATE_ALL ? Set.of() : parseItems(TOLERATE);
 
     private static Set<Integer> parseItems(String list) {
-        Set<Integer> items = new HashSet<>();
+        Set<Integer> items = new java.util.TreeSet<>();
         for (String s : list.split(",", -1)) {
             if (!s.isBlank()) {
                 items.add(Integer.parseInt(s.trim()));
@@ -224,8 +224,6 @@ class InteractionModelTest {
         double factor = 1;
         long factorSince;
         boolean overloadEver;
-        /** The monitor's stall re-checks so far (0 while the promises hold). */
-        long stallsSeen;
         /** Close events fired while the factor was below 1 (an overload close is one of them). */
         long closesUnderOverload;
         /** Checks switched off after a tolerated violation of theirs, for the rest of the episode. */
@@ -441,6 +439,7 @@ class InteractionModelTest {
                     c.pending = true;
                     c.pendingSince = now();
                 }
+                c.pendingWriteConfig = c.reconfigures;
             }
             drainOutbound(c);
         }
@@ -449,7 +448,7 @@ class InteractionModelTest {
             note("flush " + c.id);
             c.ch.flush();
             if (c.pending) {
-                if (c.pendingSince >= c.cfgStart) {
+                if (c.pendingWriteConfig == c.reconfigures) { // a write of the batch came under this configuration
                     c.lastWriteSure = now();
                 }
                 flushed(c);
@@ -1031,7 +1030,7 @@ class InteractionModelTest {
             if (late.startsWith("maxUnwritable") && c.unwritableFromReconfigure) {
                 return 7;
             }
-            if (late.startsWith("writeStall") && !c.everHeld) {
+            if (late.startsWith("writeStall") && (!c.everHeld || c.spec.veto == ModelSpec.Veto.NONE)) {
                 return NEW_STALL_GRID;
             }
             if (late.startsWith("idle close") && factor < 1 && c.startedUnderOverload) {
@@ -1040,8 +1039,8 @@ class InteractionModelTest {
             if (c.everHeld && c.spec.veto != ModelSpec.Veto.NONE) {
                 return 1;
             }
-            if (stallsSeen > 0) {
-                return overloadEver ? 8 : 12; // a check deferred as a worker stall (tolerated above): late since
+            if (monitor.stats().stallRechecks() > 0) {
+                return overloadEver ? 8 : c.unwritableFromReconfigure ? 7 : 12; // a check deferred as a stall
             }
             return 0;
         }
@@ -1116,7 +1115,6 @@ class InteractionModelTest {
 
         /** The worker keeps up here (a cycle every 1 ms): no check may be deferred as a stall. */
         void checkNoStallRecheck(HeartbeatStats stats) {
-            stallsSeen = stats.stallRechecks();
             if (stats.stallRechecks() > 0 && !muted.contains("checkNoStallRecheck")) {
                 violate("checkNoStallRecheck", overloadEver ? 8 : anyAgeFromReconfigure() ? 12
                         : anyUnwritableFromReconfigure() ? 7 : 0,
@@ -1195,7 +1193,9 @@ class InteractionModelTest {
         /** Records a violation: tolerated (counted; the channel or check left alone from now on) or thrown. */
         void violate(String check, int item, Chan c, String message) {
             if (TOLERATE_ALL || (item > 0 && TOLERATED.contains(item))) {
-                tolerated++;
+                if (c != null ? !c.tainted : !muted.contains(check)) {
+                    tolerated++; // once per channel, or per global check
+                }
                 if (c != null) {
                     c.tainted = true;
                 } else {
@@ -1274,6 +1274,8 @@ class InteractionModelTest {
         int pingsSinceRead;
         long lastPingWrite = NONE;
         boolean pending;
+        /** The configuration (by its reconfigure count) the latest unflushed write was made under. */
+        int pendingWriteConfig = -1;
         long pendingSince = NONE;
         long lastProgress = NONE;
         boolean unwritable;
