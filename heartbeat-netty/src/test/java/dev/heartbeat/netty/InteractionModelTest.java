@@ -839,14 +839,14 @@ class InteractionModelTest {
         }
 
         private int itemOfEarly(Chan c, CloseReason reason) {
-            if (reason == null && budget > 0 && c.spec.pings()) {
-                return NEW_BUDGET_RESEND;
-            }
             if (reason == CloseReason.PING_TIMEOUT && c.everHeld) {
                 return NEW_STALE_RECHECK;
             }
             if ((reason == CloseReason.PING_TIMEOUT || reason == null) && c.spec.ack == AckMode.MATCHED_EXTENDS) {
                 return 6;
+            }
+            if (reason == null && budget > 0 && c.spec.pings()) {
+                return NEW_BUDGET_RESEND;
             }
             if (reason == CloseReason.UNWRITABLE && c.reconfigures > 0) {
                 return 7;
