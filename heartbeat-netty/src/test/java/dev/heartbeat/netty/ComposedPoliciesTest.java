@@ -346,6 +346,50 @@ class ComposedPoliciesTest {
                 .hostWatchdog(Duration.ofMillis(100)).build().close());
     }
 
+    // ------------------------------------------------------------------ found by the model: 101, 103
+
+    /**
+     * Model item 101. {@code Builder#writeStall}: "The channel is closed between timeout and 1.25 x
+     * timeout after the last byte left". Another rule's check (the all-idle event, moved by a read) must
+     * not shift the stall's looks so that it closes later. Before the fix: closed 711 ms (1.31 x) after
+     * the bytes began to wait.
+     */
+    @Test
+    void aWriteStallClosesWithinAQuarterTimeoutMoreWhateverTheOtherRulesLooks() {
+        try (Clock clock = new Clock(0)) {
+            App app = new App(clock);
+            EmbeddedChannel ch = clock.channel(HeartbeatConfig.events().allIdle(Duration.ofMillis(574))
+                    .writeStall(Duration.ofMillis(541)).build(), app);
+            clock.until(77);
+            ch.write("OUT"); // not flushed: it waits in the outbound buffer, and nothing leaves
+            ch.writeInbound("DATA"); // a read: the all-idle check moves
+            clock.until(77 + 540);
+            assertTrue(ch.isOpen(), "not before the timeout");
+            clock.until(77 + 541 * 5 / 4 + 2);
+            assertFalse(ch.isOpen(), "closed by 1.25 x the timeout after the bytes began to wait");
+            assertEquals(List.of(CloseReason.WRITE_STALL), closeReasons(app));
+        }
+    }
+
+    /**
+     * Model item 103. {@code HeartbeatMonitor#reduceIdleTimeouts}: "from now on, every closeWhenIdle
+     * channel is closed once idle for factor times its timeout": a channel that starts during the
+     * overload too. Before the fix it was first checked at its unscaled timeout (11 s here).
+     */
+    @Test
+    void aChannelThatStartsDuringAnOverloadIsClosedAtItsScaledTimeout() {
+        try (Clock clock = new Clock(0)) {
+            clock.monitor.reduceIdleTimeouts(0.5);
+            clock.until(1_000);
+            EmbeddedChannel ch = clock.channel(HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
+                    .build(), new App(clock));
+            clock.until(5_990);
+            assertTrue(ch.isOpen(), "not before half its timeout");
+            clock.until(6_010);
+            assertFalse(ch.isOpen(), "closed at half its 10 s timeout after it started, at 6 s");
+        }
+    }
+
     private static List<CloseReason> closeReasons(App app) {
         List<CloseReason> reasons = new ArrayList<>();
         for (Object e : app.events) {
