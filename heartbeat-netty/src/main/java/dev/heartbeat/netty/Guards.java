@@ -358,7 +358,9 @@ final class Guards {
             if (veto == HeartbeatHandler.VETO_HELD || !h.canStillAct(serial)) {
                 return; // held for a while; or the veto closed, removed or reconfigured
             }
-            if (veto == HeartbeatHandler.VETO_CLOSE_NOW) {
+            if (veto == HeartbeatHandler.VETO_CLOSE_NOW || h.goodbyeSaid()) {
+                // Told its goodbye under an earlier configuration (whose grace a switch to one without
+                // guards did not keep): not told again; the age closes it now.
                 if (h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
                     h.closeOnce(ctx);
                 }
@@ -371,6 +373,7 @@ final class Guards {
             if (twoPhase && warn(h, ctx, g, now)) {
                 return;
             }
+            h.goodbyeBegun();
             g.goodbyeBegan(GuardState.SAID, now);
             ChannelFuture written = sayGoodbye(h, ctx, goodbye, CloseReason.MAX_AGE);
             if (graceNanos == 0 && h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
@@ -402,6 +405,7 @@ final class Guards {
             h.monitor().actionFailed(h, t);
             return false;
         }
+        h.goodbyeBegun();
         g.goodbyeBegan(GuardState.WARNED, now);
         ctx.write(warning);
         ctx.writeAndFlush(ping);

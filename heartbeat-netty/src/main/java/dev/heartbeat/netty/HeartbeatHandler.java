@@ -106,8 +106,13 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private static final int DRAIN_SLOT_BITS = (DRAIN_SLOTS - 1) << DRAIN_SLOT_SHIFT;
 
     // The event loop's word (loopState): its flags in bits 0-3, the configuration serial above them.
-    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). Bit 1 is free. */
+    /** A read batch is in progress (channelRead seen, channelReadComplete not yet). */
     private static final int READING = 1;
+    /**
+     * The channel was told a goodbye (max age began one, or a close said one): it is told none again,
+     * whatever configuration it has since, with or without guards (a goodbye is said once per channel).
+     */
+    private static final int GOODBYE_BEGUN = 1 << 1;
     /** The handler's lifecycle (bits 2-3): NEW, ACTIVE, DESTROYED. */
     private static final int LIFECYCLE = 3 << 2;
     private static final int NEW = 0;
@@ -385,7 +390,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     /**
      * Event loop: when the first check under {@code cfg}, whose stamps are set to {@code now}, is due:
      * {@code shortestNanos} later, or sooner for a guard whose state runs on from before (an age, a
-     * goodbye, an unwritable spell).
+     * goodbye, an unwritable spell) or for an idle timeout that an overload scales down.
      */
     private long firstCheck(HeartbeatConfig cfg, long now) {
         long first = now + cfg.shortestNanos;
@@ -393,6 +398,10 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             // A guard may be due already (a 50 s old channel switched to a 20 s max age): then now, not
             // in the past, where the worker would take the check's lateness for a stall of its own.
             first = HandlerPolicy.latest(HandlerPolicy.earliest(first, cfg.guards.firstDeadline(g, first)), now);
+        }
+        double factor = config.monitor.overloadFactor();
+        if (factor < 1 && Overload.applies(cfg)) { // started or switched during an overload: its scaled timeout
+            first = Overload.nextDeadline(this, cfg, factor, first);
         }
         return first;
     }
@@ -1003,9 +1012,14 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         }
     }
 
-    /** Event loop: whether this channel was told a goodbye already (its max age began one). */
-    private boolean goodbyeSaid() {
-        return SIDE.getOpaque(this) instanceof GuardState g && g.phase() != GuardState.LIVING;
+    /** Event loop: whether this channel was told a goodbye already, under this configuration or an earlier one. */
+    boolean goodbyeSaid() {
+        return (loopState & GOODBYE_BEGUN) != 0;
+    }
+
+    /** Event loop: the channel is being told its goodbye (see {@link #GOODBYE_BEGUN}). */
+    void goodbyeBegun() {
+        raise(GOODBYE_BEGUN);
     }
 
     /**
@@ -1029,6 +1043,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         if (guards == null || guards.goodbye == null || goodbyeSaid()) {
             return null;
         }
+        goodbyeBegun();
         if (SIDE.getOpaque(this) instanceof GuardState g) {
             g.goodbyeBegan(GuardState.SAID, config.ticker.nanoTime());
         }
