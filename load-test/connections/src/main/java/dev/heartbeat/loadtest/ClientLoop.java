@@ -250,6 +250,7 @@ final class ClientLoop {
 
     /** Slowreader: one read, every {@link Scenario#slowReadPeriodNanos}; its auto-read stays off. */
     private void slowRead(ClientConnection c, long intended) {
+        line(c).reads().asked(System.nanoTime());
         c.channel().read();
     }
 
@@ -631,10 +632,15 @@ final class ClientLoop {
                 totals.unexpected++;
                 progress.unexpected.increment();
                 if (slow) {
+                    ReadLog reads = line(c).reads();
+                    long from = now - 2 * scenario.writeStallNanos();
                     sample(c, "closed " + millis(now - c.connectedAt) + " ms after its connect, told "
                             + (goodbye == null ? "no reason" : goodbye) + ", with " + line(c).echoBacklog()
                             + " bytes of echoes not read back: a slow reader that drains every "
-                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open");
+                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open; its longest quiet in the "
+                            + "last " + millis(now - from) + " ms: " + millis(reads.longestQuiet(from, now))
+                            + " ms (longest between asks for a read: " + millis(reads.longestAskGap()) + " ms; reads "
+                            + reads.count() + ", the latest: " + reads.describe(from, now) + ")");
                     break;
                 }
                 sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open"
