@@ -273,6 +273,43 @@ final class ClientLoop {
     }
 
     /**
+     * Slowreader: where the span its reads are judged on at a close ends, at {@code now}: two write stalls
+     * back, the guard's timeout, the quarter of it between two of its looks, and the hand-off to the event loop.
+     */
+    private long slowQuietFrom(long now) {
+        return now - 2 * scenario.writeStallNanos();
+    }
+
+    /**
+     * Slowreader closed after its reads show no bytes for at least the write stall
+     * ({@link Verdict#READS_STALLED}): counted, and whether it waited that long for bytes it had asked for (the
+     * server did not write to its open window) or did not ask (it read late); the first few are sampled, as notes,
+     * not failures.
+     */
+    private void slowStalled(ClientConnection c, long now) {
+        totals.slowStallCloses++;
+        boolean waited = line(c).reads().waiting(now) >= scenario.writeStallNanos();
+        if (waited) {
+            totals.slowStallsWaiting++;
+        }
+        if (totals.slowStallNotes.size() < MAX_SAMPLES) {
+            totals.slowStallNotes.add("connection " + c.index + " (" + c.role + "): closed "
+                    + millis(now - c.connectedAt) + " ms after its connect, "
+                    + (waited ? "waiting for bytes it had asked for" : "late to read") + "; " + readsBefore(c, now));
+        }
+    }
+
+    /** Slowreader: its reads in the span before {@code now} that its close is judged on, for a sample. */
+    private String readsBefore(ClientConnection c, long now) {
+        ReadLog reads = line(c).reads();
+        long from = slowQuietFrom(now);
+        return "its longest quiet in the last " + millis(now - from) + " ms: " + millis(reads.longestQuiet(from, now))
+                + " ms, waiting for bytes asked for: " + millis(reads.waiting(now)) + " ms (the longest between two "
+                + "asks: " + millis(reads.longestAskGap()) + " ms; reads with bytes " + reads.count()
+                + ", in the span: " + reads.describe(from, now) + ")";
+    }
+
+    /**
      * Turns reading on for every stalled connection still open {@link Scenario#stallDeadlineNanos} after
      * its last write (servers that close write stalls only). Its close is seen as it comes although it
      * does not read: the server closes with stalled lines unread (the client stops writing only with lines
@@ -572,7 +609,8 @@ final class ClientLoop {
                 && (goodbye == CloseReason.DRAIN || (drainStarted && scenario.expectedGoodbye() == null));
         Verdict v = drain ? Verdict.ofDrainClose(drainStarted)
                 : stall ? stallVerdict(c, due, now)
-                : slow ? Verdict.UNEXPECTED // whenever it comes: it drains, so it is never stalled, nor idle
+                : slow ? Verdict.ofSlowReaderClose(line(c).reads().longestQuiet(slowQuietFrom(now), now),
+                        stallGuarded ? scenario.writeStallNanos() : 0) // it drains: never idle
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
@@ -583,6 +621,9 @@ final class ClientLoop {
             case DRAINED:
                 totals.drained++;
                 totals.drainCloses.record(now);
+                break;
+            case READS_STALLED:
+                slowStalled(c, now);
                 break;
             case LINE_CLOSED:
                 totals.lineCloses++;
@@ -632,15 +673,10 @@ final class ClientLoop {
                 totals.unexpected++;
                 progress.unexpected.increment();
                 if (slow) {
-                    ReadLog reads = line(c).reads();
-                    long from = now - 2 * scenario.writeStallNanos();
                     sample(c, "closed " + millis(now - c.connectedAt) + " ms after its connect, told "
                             + (goodbye == null ? "no reason" : goodbye) + ", with " + line(c).echoBacklog()
                             + " bytes of echoes not read back: a slow reader that drains every "
-                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open; its longest quiet in the "
-                            + "last " + millis(now - from) + " ms: " + millis(reads.longestQuiet(from, now))
-                            + " ms (longest between asks for a read: " + millis(reads.longestAskGap()) + " ms; reads "
-                            + reads.count() + ", the latest: " + reads.describe(from, now) + ")");
+                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open; " + readsBefore(c, now));
                     break;
                 }
                 sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open"

@@ -28,6 +28,8 @@ final class ReadLog {
     private long longestGap;
     private long askedAt;
     private long longestAskGap;
+    /** Since when the client waits for bytes it asked for: its first ask after the latest bytes; 0: not waiting. */
+    private long waitingSince;
 
     /** The client asks for a read at {@code now}. */
     void asked(long now) {
@@ -35,6 +37,9 @@ final class ReadLog {
             longestAskGap = Math.max(longestAskGap, now - askedAt);
         }
         askedAt = now;
+        if (waitingSince == 0) {
+            waitingSince = now;
+        }
     }
 
     /** {@code n} bytes came at {@code now}. */
@@ -50,6 +55,15 @@ final class ReadLog {
             count++;
         }
         lastBytesAt = now;
+        waitingSince = 0;
+    }
+
+    /**
+     * How long the client has waited, as of {@code now}, for bytes it asked for, 0 if it is not waiting: its
+     * receive buffer was empty and its window open all that time, so no byte reached the server's socket for it.
+     */
+    long waiting(long now) {
+        return waitingSince == 0 ? 0 : now - waitingSince;
     }
 
     /** How many reads brought bytes. */

@@ -319,6 +319,10 @@ final class Report {
                             + Progress.count(r.client.connectedByRole[Role.SLOWREADER.ordinal()]) + " ("
                             + Progress.count(r.client.slowBackedUp) + "; "
                             + Progress.count(r.client.slowMaxBacklog / 1024) + ")", null));
+            rows.add(row("slowreader: closed after no bytes came for the write stall / of them waiting for bytes "
+                    + "asked for (the server did not write)", runs,
+                    r -> Progress.count(r.client.slowStallCloses) + " / " + Progress.count(r.client.slowStallsWaiting),
+                    null));
             rows.add(row("slowreader: KiB written / read; read rate KiB/s each (a read every "
                     + Scenario.format(scenario.slowReadPeriodNanos()) + ")", runs,
                     r -> Progress.count(r.client.slowBytesWritten / 1024) + " / "
@@ -590,6 +594,9 @@ final class Report {
             for (RunResult r : of(t)) {
                 for (String note : r.notes) {
                     s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String note : r.client.slowStallNotes) {
+                    s.append("- Write stall its reads show (").append(r.impl).append("): ").append(note).append('\n');
                 }
                 for (String sample : r.client.failureSamples) {
                     s.append("- Failure (").append(r.impl).append("): ").append(sample).append('\n');

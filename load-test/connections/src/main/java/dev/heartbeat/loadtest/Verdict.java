@@ -40,7 +40,14 @@ enum Verdict {
      * goodbye, any close after the drain started), after the drain started. The expected end of every
      * connection still open then, whatever its role.
      */
-    DRAINED;
+    DRAINED,
+    /**
+     * A {@link Role#SLOWREADER} closed by a server that closes write stalls after its own reads show no bytes
+     * coming for at least the write stall just before the close ({@link #ofSlowReaderClose}): no byte left the
+     * server's outbound buffer for it that long, so the close is the write-stall guard's to make, whether the
+     * reader was late to read or the server late to write. Counted and reported, not a failure.
+     */
+    READS_STALLED;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -110,6 +117,19 @@ enum Verdict {
      */
     static Verdict ofDrainClose(boolean started) {
         return started ? DRAINED : PREMATURE;
+    }
+
+    /**
+     * The verdict on a close of a {@link Role#SLOWREADER}: reads stalled if the client saw no bytes for at least
+     * the write stall in the span before the close in which the guard's timeout ran ({@link ReadLog#longestQuiet}),
+     * else unexpected (it drained, so it was neither stalled nor idle). Servers that do not close write stalls
+     * (IdleStateHandler's) pass a write stall of 0: any close of theirs is unexpected.
+     *
+     * @param quietNanos the longest time without bytes in that span, as the client saw it
+     * @param writeStallNanos the servers' write stall, 0 for none
+     */
+    static Verdict ofSlowReaderClose(long quietNanos, long writeStallNanos) {
+        return writeStallNanos > 0 && quietNanos >= writeStallNanos ? READS_STALLED : UNEXPECTED;
     }
 
     /** The verdict on a connection still open at the end of the run. */
