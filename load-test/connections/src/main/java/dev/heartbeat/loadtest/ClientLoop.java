@@ -273,40 +273,40 @@ final class ClientLoop {
     }
 
     /**
-     * Slowreader: where the span its reads are judged on at a close ends, at {@code now}: two write stalls
-     * back, the guard's timeout, the quarter of it between two of its looks, and the hand-off to the event loop.
+     * Slowreader: the start of the span its reads are judged on at a close at {@code now}, two write stalls back:
+     * the guard's timeout, the quarter of it between two of its looks, the hand-off to the event loop and the
+     * close's way to the client fit in it.
      */
-    private long slowQuietFrom(long now) {
+    private long slowJudgedFrom(long now) {
         return now - 2 * scenario.writeStallNanos();
     }
 
+    /** Slowreader: the fewest bytes it read in a write stall of the span before {@code now} it is judged on. */
+    private long leastReadInAStall(ClientConnection c, long now) {
+        return line(c).reads().leastRead(slowJudgedFrom(now), now, scenario.writeStallNanos());
+    }
+
     /**
-     * Slowreader closed after its reads show no bytes for at least the write stall
-     * ({@link Verdict#READS_STALLED}): counted, and whether it waited that long for bytes it had asked for (the
-     * server did not write to its open window) or did not ask (it read late); the first few are sampled, as notes,
-     * not failures.
+     * Slowreader closed after it read too little in a write stall to be sure to move the server's outbound
+     * buffer ({@link Verdict#READS_STALLED}): counted, the first few described, as notes, not failures.
      */
     private void slowStalled(ClientConnection c, long now) {
         totals.slowStallCloses++;
-        boolean waited = line(c).reads().waiting(now) >= scenario.writeStallNanos();
-        if (waited) {
-            totals.slowStallsWaiting++;
-        }
         if (totals.slowStallNotes.size() < MAX_SAMPLES) {
             totals.slowStallNotes.add("connection " + c.index + " (" + c.role + "): closed "
-                    + millis(now - c.connectedAt) + " ms after its connect, "
-                    + (waited ? "waiting for bytes it had asked for" : "late to read") + "; " + readsBefore(c, now));
+                    + millis(now - c.connectedAt) + " ms after its connect; " + readsBefore(c, now));
         }
     }
 
-    /** Slowreader: its reads in the span before {@code now} that its close is judged on, for a sample. */
+    /** Slowreader: its reads in the span before {@code now} that its close is judged on, for a note or sample. */
     private String readsBefore(ClientConnection c, long now) {
         ReadLog reads = line(c).reads();
-        long from = slowQuietFrom(now);
-        return "its longest quiet in the last " + millis(now - from) + " ms: " + millis(reads.longestQuiet(from, now))
-                + " ms, waiting for bytes asked for: " + millis(reads.waiting(now)) + " ms (the longest between two "
-                + "asks: " + millis(reads.longestAskGap()) + " ms; reads with bytes " + reads.count()
-                + ", in the span: " + reads.describe(from, now) + ")";
+        long from = slowJudgedFrom(now);
+        return "in the last " + millis(now - from) + " ms it read " + leastReadInAStall(c, now) + " bytes in its "
+                + "least-read " + millis(scenario.writeStallNanos()) + " ms (" + Scenario.SERVER_NOTSENT_LOWAT_BYTES
+                + " move the server's buffer for sure; the longest between two of its asks for a read "
+                + millis(reads.longestAskGap()) + " ms, between two reads " + millis(reads.longestGap(now))
+                + " ms; reads " + reads.count() + ", those in the span: " + reads.describe(from, now) + ")";
     }
 
     /**
@@ -609,8 +609,7 @@ final class ClientLoop {
                 && (goodbye == CloseReason.DRAIN || (drainStarted && scenario.expectedGoodbye() == null));
         Verdict v = drain ? Verdict.ofDrainClose(drainStarted)
                 : stall ? stallVerdict(c, due, now)
-                : slow ? Verdict.ofSlowReaderClose(line(c).reads().longestQuiet(slowQuietFrom(now), now),
-                        stallGuarded ? scenario.writeStallNanos() : 0) // it drains: never idle
+                : slow ? Verdict.ofSlowReaderClose(leastReadInAStall(c, now), stallGuarded) // it drains: never idle
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);

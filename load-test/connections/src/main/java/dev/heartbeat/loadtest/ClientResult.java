@@ -88,12 +88,10 @@ final class ClientResult {
     /** Slowreader: the longest any one stayed unwritable (the server not reading it), in ns. */
     long slowLongestUnwritableNanos;
     /**
-     * Slowreaders closed after their reads showed no bytes for at least the write stall
-     * ({@link Verdict#READS_STALLED}), those of them that waited that long for bytes they had asked for, and a few
-     * of them described.
+     * Slowreaders closed after they read too little in a write stall to be sure to move the server's outbound
+     * buffer ({@link Verdict#READS_STALLED}), and a few of them described.
      */
     long slowStallCloses;
-    long slowStallsWaiting;
     final List<String> slowStallNotes = new ArrayList<>();
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
@@ -173,7 +171,6 @@ final class ClientResult {
         slowMaxBacklog = Math.max(slowMaxBacklog, o.slowMaxBacklog);
         slowLongestUnwritableNanos = Math.max(slowLongestUnwritableNanos, o.slowLongestUnwritableNanos);
         slowStallCloses += o.slowStallCloses;
-        slowStallsWaiting += o.slowStallsWaiting;
         for (String note : o.slowStallNotes) {
             if (slowStallNotes.size() < MAX_SAMPLES) {
                 slowStallNotes.add(note);

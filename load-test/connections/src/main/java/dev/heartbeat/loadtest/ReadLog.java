@@ -11,12 +11,12 @@ import java.util.Locale;
  * {@link Scenario#slowReadPeriodNanos}) and when bytes came ({@link #read}), with the latest {@link #KEPT}
  * arrivals, to tell from its own side whether it drained before the server closed it. Bytes that come within
  * {@link #MERGE_NANOS} of the previous ones are one read (one {@code read()} hands on several buffers).
- * About 250 bytes, made only for slowreaders; event loop only.
+ * About 450 bytes, made only for slowreaders; event loop only.
  */
 final class ReadLog {
 
-    /** How many of the latest reads are kept: 4 s of them at a read every 250 ms. */
-    static final int KEPT = 16;
+    /** How many of the latest reads are kept: 4 s of them at a read every 125 ms. */
+    static final int KEPT = 32;
     /** Bytes this soon after the previous ones belong to the same read. */
     static final long MERGE_NANOS = 1_000_000;
 
@@ -28,8 +28,6 @@ final class ReadLog {
     private long longestGap;
     private long askedAt;
     private long longestAskGap;
-    /** Since when the client waits for bytes it asked for: its first ask after the latest bytes; 0: not waiting. */
-    private long waitingSince;
 
     /** The client asks for a read at {@code now}. */
     void asked(long now) {
@@ -37,9 +35,6 @@ final class ReadLog {
             longestAskGap = Math.max(longestAskGap, now - askedAt);
         }
         askedAt = now;
-        if (waitingSince == 0) {
-            waitingSince = now;
-        }
     }
 
     /** {@code n} bytes came at {@code now}. */
@@ -55,15 +50,6 @@ final class ReadLog {
             count++;
         }
         lastBytesAt = now;
-        waitingSince = 0;
-    }
-
-    /**
-     * How long the client has waited, as of {@code now}, for bytes it asked for, 0 if it is not waiting: its
-     * receive buffer was empty and its window open all that time, so no byte reached the server's socket for it.
-     */
-    long waiting(long now) {
-        return waitingSince == 0 ? 0 : now - waitingSince;
     }
 
     /** How many reads brought bytes. */
@@ -82,23 +68,37 @@ final class ReadLog {
     }
 
     /**
-     * The longest time in {@code [from, now]} in which no bytes came, from the kept reads: the gaps between
-     * two of them, and from the latest to {@code now}, each cut to the span. Before the oldest kept read only
-     * what is known counts (nothing, once more than {@link #KEPT} reads came); before the first read, the
-     * whole span up to it.
+     * The fewest bytes that came in any {@code span} of time inside {@code [from, now]}, from the kept reads:
+     * each span starts at {@code from} or just after a read (where the fewest are found) and ends by {@code now}.
+     * Nothing is known before the oldest kept read once more than {@link #KEPT} came: spans start at it or
+     * later then. Where no span fits, the bytes of the whole of what is known.
      */
-    long longestQuiet(long from, long now) {
-        if (count == 0) {
-            return now - from;
-        }
+    long leastRead(long from, long now, long span) {
         int oldest = Math.max(0, count - KEPT);
-        long quiet = count <= KEPT ? Math.max(0, at[0] - from) : 0;
-        for (int i = oldest + 1; i <= count; i++) {
-            long end = i == count ? now : at[i % KEPT];
-            long start = Math.max(from, at[(i - 1) % KEPT]);
-            quiet = Math.max(quiet, end - start);
+        long base = from - 1; // a span counts the bytes that came after its start, up to and at its end
+        if (count > KEPT && at[oldest % KEPT] - base > 0) {
+            base = at[oldest % KEPT];
         }
-        return quiet;
+        long least = bytesIn(base, Math.min(now - base, span));
+        for (int i = oldest; i < count; i++) {
+            long t = at[i % KEPT];
+            if (t - base > 0 && now - t >= span) {
+                least = Math.min(least, bytesIn(t, span));
+            }
+        }
+        return least;
+    }
+
+    /** The bytes of the kept reads after {@code start} and no later than {@code start + span}. */
+    private long bytesIn(long start, long span) {
+        long sum = 0;
+        for (int i = Math.max(0, count - KEPT); i < count; i++) {
+            long t = at[i % KEPT];
+            if (t - start > 0 && t - (start + span) <= 0) {
+                sum += bytes[i % KEPT];
+            }
+        }
+        return sum;
     }
 
     /** The kept reads in {@code [from, now]}: each as ms before {@code now} and its bytes. */

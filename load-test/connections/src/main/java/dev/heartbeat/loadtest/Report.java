@@ -319,10 +319,9 @@ final class Report {
                             + Progress.count(r.client.connectedByRole[Role.SLOWREADER.ordinal()]) + " ("
                             + Progress.count(r.client.slowBackedUp) + "; "
                             + Progress.count(r.client.slowMaxBacklog / 1024) + ")", null));
-            rows.add(row("slowreader: closed after no bytes came for the write stall / of them waiting for bytes "
-                    + "asked for (the server did not write)", runs,
-                    r -> Progress.count(r.client.slowStallCloses) + " / " + Progress.count(r.client.slowStallsWaiting),
-                    null));
+            rows.add(row("slowreader: closed after reading under " + Scenario.SERVER_NOTSENT_LOWAT_BYTES / 1024
+                    + " KiB in a write stall (a write stall the reader's reads show; not a failure)", runs,
+                    r -> Progress.count(r.client.slowStallCloses), null));
             rows.add(row("slowreader: KiB written / read; read rate KiB/s each (a read every "
                     + Scenario.format(scenario.slowReadPeriodNanos()) + ")", runs,
                     r -> Progress.count(r.client.slowBytesWritten / 1024) + " / "

@@ -562,7 +562,7 @@ final class RunResult {
             return null;
         }
         return new ReportJson.SlowReaders(c.connectedByRole[i], c.closedByRole[i], c.slowStallCloses,
-                c.slowStallsWaiting, c.slowBytesWritten,
+                c.slowBytesWritten,
                 c.slowBytesRead, round(slowReadBytesPerSecond()), c.slowBackedUp, c.slowMaxBacklog,
                 round(c.slowLongestUnwritableNanos / 1e6), round(scenario.slowReadPeriodNanos() / 1e6),
                 round(scenario.writeStallNanos() / 1e6));

@@ -125,6 +125,15 @@ final class Scenario {
      * it is a third, and a close needs the reader's own reads to show the stall ({@link Verdict#READS_STALLED}).
      */
     static final int SLOW_READS_PER_STALL = 6;
+    /**
+     * The demo server's {@code TCP_NOTSENT_LOWAT} with a write stall ({@code DemoServer.NOTSENT_LOWAT_BYTES}, epoll),
+     * and what a {@link Role#SLOWREADER} must read in every write stall to be sure to move the server's outbound
+     * buffer: after a write up to this and a segment or two wait unsent in the server's socket, Linux wakes the
+     * writer only once fewer than half of this do, and one receive window of what the reader reads was on its
+     * way already. A slowreader closed after it read fewer bytes than this in a write stall ({@link
+     * Verdict#READS_STALLED}) left the outbound buffer unmoved that long, as far as it can tell.
+     */
+    static final long SERVER_NOTSENT_LOWAT_BYTES = 16 * 1024;
 
     final int connections;
     final Mix mix;

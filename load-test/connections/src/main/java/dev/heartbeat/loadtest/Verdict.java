@@ -42,10 +42,11 @@ enum Verdict {
      */
     DRAINED,
     /**
-     * A {@link Role#SLOWREADER} closed by a server that closes write stalls after its own reads show no bytes
-     * coming for at least the write stall just before the close ({@link #ofSlowReaderClose}): no byte left the
-     * server's outbound buffer for it that long, so the close is the write-stall guard's to make, whether the
-     * reader was late to read or the server late to write. Counted and reported, not a failure.
+     * A {@link Role#SLOWREADER} closed by a server that closes write stalls after its own reads show that it read
+     * fewer than {@link Scenario#SERVER_NOTSENT_LOWAT_BYTES} in a write stall just before the close
+     * ({@link #ofSlowReaderClose}): too little to wake the server's writer, so no byte need have left the
+     * server's outbound buffer for it that long, and the close is the write-stall guard's to make (the reader
+     * read late: its client loop was late, or the server sent late). Counted and reported, not a failure.
      */
     READS_STALLED;
 
@@ -120,16 +121,16 @@ enum Verdict {
     }
 
     /**
-     * The verdict on a close of a {@link Role#SLOWREADER}: reads stalled if the client saw no bytes for at least
-     * the write stall in the span before the close in which the guard's timeout ran ({@link ReadLog#longestQuiet}),
-     * else unexpected (it drained, so it was neither stalled nor idle). Servers that do not close write stalls
-     * (IdleStateHandler's) pass a write stall of 0: any close of theirs is unexpected.
+     * The verdict on a close of a {@link Role#SLOWREADER}: reads stalled if the servers close write stalls and the
+     * client read fewer than {@link Scenario#SERVER_NOTSENT_LOWAT_BYTES} in some write stall of the span before the
+     * close in which the guard's timeout ran ({@link ReadLog#leastRead}), else unexpected (it drained, so it was
+     * neither stalled nor idle).
      *
-     * @param quietNanos the longest time without bytes in that span, as the client saw it
-     * @param writeStallNanos the servers' write stall, 0 for none
+     * @param leastBytes the fewest bytes it read in a write stall of that span, as the client saw them
+     * @param guarded whether the servers close write stalls (Heartbeat's): the others may never close it
      */
-    static Verdict ofSlowReaderClose(long quietNanos, long writeStallNanos) {
-        return writeStallNanos > 0 && quietNanos >= writeStallNanos ? READS_STALLED : UNEXPECTED;
+    static Verdict ofSlowReaderClose(long leastBytes, boolean guarded) {
+        return guarded && leastBytes < Scenario.SERVER_NOTSENT_LOWAT_BYTES ? READS_STALLED : UNEXPECTED;
     }
 
     /** The verdict on a connection still open at the end of the run. */
