@@ -306,7 +306,8 @@ final class ClientLoop {
                 + "least-read " + millis(scenario.writeStallNanos()) + " ms (" + Scenario.SERVER_NOTSENT_LOWAT_BYTES
                 + " move the server's buffer for sure; the longest between two of its asks for a read "
                 + millis(reads.longestAskGap()) + " ms, between two reads " + millis(reads.longestGap(now))
-                + " ms; reads " + reads.count() + ", those in the span: " + reads.describe(from, now) + ")";
+                + " ms; " + reads.count() + " reads of " + line(c).bytesRead() + " bytes in all, those in the span: "
+                + reads.describe(from, now) + ")";
     }
 
     /**
