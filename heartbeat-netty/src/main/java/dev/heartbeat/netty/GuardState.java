@@ -89,6 +89,8 @@ final class GuardState {
     private long stallProgress;
     private long stallLastWrite;
     private long stallSince;
+    /** When the latest stall check ran: a check a whole timeout later follows a pause of the event loop. */
+    private long stallCheckedAt;
 
     // ---- Worker only. ----
     /** When the guards next need a look, as the latest judgement found. */
@@ -195,14 +197,18 @@ final class GuardState {
      * what this method saw at its earlier calls: bytes leaving show as a message completed (the
      * handler's last write stamp), another message at the head, or progress on the head message; more
      * bytes queued by the application are not progress. The first call of a stall only takes the
-     * picture, so a stall is measured from a picture, never from a guess.
+     * picture, so a stall is measured from a picture, never from a guess. So does a call {@code stallNanos} or
+     * more after the previous one (the checks come every quarter of it): the event loop did not run for that
+     * long (a GC pause, a thread without a core), its writes stopped with it, and the time is not the peer's.
      */
     boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
         if (pending <= 0) {
             stallTaken = false;
             return false;
         }
-        boolean moved = !stallTaken || message != stallMessage || progress != stallProgress
+        boolean paused = now - stallCheckedAt >= stallNanos;
+        stallCheckedAt = now;
+        boolean moved = !stallTaken || paused || message != stallMessage || progress != stallProgress
                 || lastWrite != stallLastWrite || pending < stallPending;
         stallPending = pending;
         if (moved) {
