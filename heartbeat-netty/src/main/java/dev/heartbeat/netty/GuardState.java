@@ -89,8 +89,6 @@ final class GuardState {
     private long stallProgress;
     private long stallLastWrite;
     private long stallSince;
-    /** When the latest stall check ran: a check a whole timeout later follows a pause of the event loop. */
-    private long stallCheckedAt;
 
     // ---- Worker only. ----
     /** When the guards next need a look, as the latest judgement found. */
@@ -197,17 +195,17 @@ final class GuardState {
      * what this method saw at its earlier calls: bytes leaving show as a message completed (the
      * handler's last write stamp), another message at the head, or progress on the head message; more
      * bytes queued by the application are not progress. The first call of a stall only takes the
-     * picture, so a stall is measured from a picture, never from a guess. So does a call {@code stallNanos} or
-     * more after the previous one (the checks come every quarter of it): the event loop did not run for that
-     * long (a GC pause, a thread without a core), its writes stopped with it, and the time is not the peer's.
+     * picture, so a stall is measured from a picture, never from a guess. So does a call 1.5 x
+     * {@code stallNanos} or more after the picture: the calls come every quarter of it, and one between 1 and
+     * 1.25 x would have found the stall, so the event loop missed them (a GC pause, a thread without a core); its
+     * own writes stopped with it, and the time it did not run is not the peer's.
      */
     boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
         if (pending <= 0) {
             stallTaken = false;
             return false;
         }
-        boolean paused = now - stallCheckedAt >= stallNanos;
-        stallCheckedAt = now;
+        boolean paused = now - stallSince >= stallNanos + stallNanos / 2;
         boolean moved = !stallTaken || paused || message != stallMessage || progress != stallProgress
                 || lastWrite != stallLastWrite || pending < stallPending;
         stallPending = pending;

@@ -403,9 +403,9 @@ class GuardsTest {
 
     @Test
     void aPausedEventLoopIsNotThePeersWriteStall() {
-        // Issue 26 item 21: a server's event loop that did not run for a second (a GC pause, a thread left without a
-        // core) wrote nothing meanwhile, though its slow reader kept draining the socket; the first look after the
-        // pause must not count that second as the peer's.
+        // Issue 26 item 21: a server's event loop that did not run for over a second (a GC pause, a thread left
+        // without a core) wrote nothing meanwhile, though its slow reader kept draining the socket; the first look
+        // after the pause must not count that time as the peer's.
         Recorder r = new Recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofMillis(750)).build(), r);
         write(ch, 1_000_000);
@@ -415,8 +415,8 @@ class GuardsTest {
             step(500);
             buf.progress(5_552);
         }
-        step(100); // a look sees the latest progress
-        world.advance(1_000); // the event loop pauses for a second: the worker looks on, the loop runs nothing
+        step(200); // a look sees the latest progress (they come every 187.5 ms)
+        world.advance(1_200); // the event loop pauses for 1.2 s: the worker looks on, the loop runs nothing
         assertTrue(ch.isOpen(), "closed after the event loop's own pause: " + r.events);
         buf.progress(5_552); // back: it writes what the peer drained meanwhile
         step(500);
