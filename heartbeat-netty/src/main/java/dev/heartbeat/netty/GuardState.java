@@ -212,14 +212,18 @@ final class GuardState {
      * what this method saw at its earlier calls: bytes leaving show as a message completed (the
      * handler's last write stamp), another message at the head, or progress on the head message; more
      * bytes queued by the application are not progress. The first call of a stall only takes the
-     * picture, so a stall is measured from a picture, never from a guess.
+     * picture, so a stall is measured from a picture, never from a guess. So does a call 1.5 x
+     * {@code stallNanos} or more after the picture: the calls come every quarter of it, and one between 1 and
+     * 1.25 x would have found the stall, so the event loop missed them (a GC pause, a thread without a core); its
+     * own writes stopped with it, and the time it did not run is not the peer's.
      */
     boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
         if (pending <= 0) {
             stallTaken = false;
             return false;
         }
-        boolean moved = !stallTaken || message != stallMessage || progress != stallProgress
+        boolean paused = now - stallSince >= stallNanos + stallNanos / 2;
+        boolean moved = !stallTaken || paused || message != stallMessage || progress != stallProgress
                 || lastWrite != stallLastWrite || pending < stallPending;
         stallPending = pending;
         if (moved) {

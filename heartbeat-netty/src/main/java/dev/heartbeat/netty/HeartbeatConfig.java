@@ -668,8 +668,11 @@ public final class HeartbeatConfig {
          * buffer up to megabytes, so a peer that drains a few KiB a second can leave the outbound buffer
          * unmoved for seconds while the kernel sends steadily: with epoll, set
          * {@code EpollChannelOption.TCP_NOTSENT_LOWAT} (16 KiB, say) on the accepted channels, and the
-         * kernel wakes the writer as soon as few unsent bytes are left. The load test's slow readers
+         * kernel wakes the writer once fewer than half that many unsent bytes are left: a peer that takes
+         * less than about the option's value in a timeout can still be closed. The load test's slow readers
          * (a read every third of a 250 ms stall, 8 KiB buffers) were all closed without it, and none with it.
+         * An event loop that missed its looks (a GC pause, a thread without a core) wrote nothing meanwhile:
+         * a look 1.5 x {@code timeout} or more after the last progress it saw starts the measurement again.
          */
         public Builder writeStall(Duration timeout) {
             guard.writeStallNanos = timeoutNanos("writeStall", timeout, true);

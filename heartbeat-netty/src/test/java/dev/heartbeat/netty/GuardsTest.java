@@ -402,6 +402,31 @@ class GuardsTest {
     }
 
     @Test
+    void aPausedEventLoopIsNotThePeersWriteStall() {
+        // Issue 26 item 21: a server's event loop that did not run for over a second (a GC pause, a thread left
+        // without a core) wrote nothing meanwhile, though its slow reader kept draining the socket; the first look
+        // after the pause must not count that time as the peer's.
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofMillis(750)).build(), r);
+        write(ch, 1_000_000);
+        ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
+        buf.addFlush();
+        for (int i = 0; i < 10; i++) { // a slow peer: bytes leave every 500 ms
+            step(500);
+            buf.progress(5_552);
+        }
+        step(200); // a look sees the latest progress (they come every 187.5 ms)
+        world.advance(1_200); // the event loop pauses for 1.2 s: the worker looks on, the loop runs nothing
+        assertTrue(ch.isOpen(), "closed after the event loop's own pause: " + r.events);
+        buf.progress(5_552); // back: it writes what the peer drained meanwhile
+        step(500);
+        assertTrue(ch.isOpen());
+        step(1_000); // now the peer stops for real
+        assertFalse(ch.isOpen(), "a real stall after the pause is closed within 1.25 x the timeout");
+        assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.WRITE_STALL)), r.events);
+    }
+
+    @Test
     void aSlowPeerThatStillTakesBytesIsNeverCut() {
         Recorder r = new Recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), r);

@@ -252,6 +252,7 @@ final class ClientLoop {
 
     /** Slowreader: one read, every {@link Scenario#slowReadPeriodNanos}; its auto-read stays off. */
     private void slowRead(ClientConnection c, long intended) {
+        line(c).reads().asked(System.nanoTime());
         c.channel().read();
     }
 
@@ -271,6 +272,44 @@ final class ClientLoop {
         if (unwritable > scenario.writeStallNanos()) {
             totals.slowBackedUp++;
         }
+    }
+
+    /**
+     * Slowreader: the start of the span its reads are judged on at a close at {@code now}, two write stalls back:
+     * the guard's timeout, the quarter of it between two of its looks, the hand-off to the event loop and the
+     * close's way to the client fit in it.
+     */
+    private long slowJudgedFrom(long now) {
+        return now - 2 * scenario.writeStallNanos();
+    }
+
+    /** Slowreader: the fewest bytes it read in a write stall of the span before {@code now} it is judged on. */
+    private long leastReadInAStall(ClientConnection c, long now) {
+        return line(c).reads().leastRead(slowJudgedFrom(now), now, scenario.writeStallNanos());
+    }
+
+    /**
+     * Slowreader closed after it read too little in a write stall to be sure to move the server's outbound
+     * buffer ({@link Verdict#READS_STALLED}): counted, the first few described, as notes, not failures.
+     */
+    private void slowStalled(ClientConnection c, long now) {
+        totals.slowStallCloses++;
+        if (totals.slowStallNotes.size() < MAX_SAMPLES) {
+            totals.slowStallNotes.add("connection " + c.index + " (" + c.role + "): closed "
+                    + millis(now - c.connectedAt) + " ms after its connect; " + readsBefore(c, now));
+        }
+    }
+
+    /** Slowreader: its reads in the span before {@code now} that its close is judged on, for a note or sample. */
+    private String readsBefore(ClientConnection c, long now) {
+        ReadLog reads = line(c).reads();
+        long from = slowJudgedFrom(now);
+        return "in the last " + millis(now - from) + " ms it read " + leastReadInAStall(c, now) + " bytes in its "
+                + "least-read " + millis(scenario.writeStallNanos()) + " ms (" + Scenario.SERVER_NOTSENT_LOWAT_BYTES
+                + " move the server's buffer for sure; the longest between two of its asks for a read "
+                + millis(reads.longestAskGap()) + " ms, between two reads " + millis(reads.longestGap(now))
+                + " ms; " + reads.count() + " reads of " + line(c).bytesRead() + " bytes in all, those in the span: "
+                + reads.describe(from, now) + ")";
     }
 
     /**
@@ -573,7 +612,7 @@ final class ClientLoop {
                 && (goodbye == CloseReason.DRAIN || (drainStarted && scenario.expectedGoodbye() == null));
         Verdict v = drain ? Verdict.ofDrainClose(drainStarted)
                 : stall ? stallVerdict(c, due, now)
-                : slow ? Verdict.UNEXPECTED // whenever it comes: it drains, so it is never stalled, nor idle
+                : slow ? Verdict.ofSlowReaderClose(leastReadInAStall(c, now), stallGuarded) // it drains: never idle
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
@@ -584,6 +623,9 @@ final class ClientLoop {
             case DRAINED:
                 totals.drained++;
                 totals.drainCloses.record(now);
+                break;
+            case READS_STALLED:
+                slowStalled(c, now);
                 break;
             case LINE_CLOSED:
                 totals.lineCloses++;
@@ -636,7 +678,7 @@ final class ClientLoop {
                     sample(c, "closed " + millis(now - c.connectedAt) + " ms after its connect, told "
                             + (goodbye == null ? "no reason" : goodbye) + ", with " + line(c).echoBacklog()
                             + " bytes of echoes not read back: a slow reader that drains every "
-                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open");
+                            + millis(scenario.slowReadPeriodNanos()) + " ms must stay open; " + readsBefore(c, now));
                     break;
                 }
                 sample(c, "closed " + millis(now - due) + " ms after its due moment, but it should have stayed open"

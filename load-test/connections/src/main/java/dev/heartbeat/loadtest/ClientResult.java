@@ -87,6 +87,12 @@ final class ClientResult {
     long slowMaxBacklog;
     /** Slowreader: the longest any one stayed unwritable (the server not reading it), in ns. */
     long slowLongestUnwritableNanos;
+    /**
+     * Slowreaders closed after they read too little in a write stall to be sure to move the server's outbound
+     * buffer ({@link Verdict#READS_STALLED}), and a few of them described.
+     */
+    long slowStallCloses;
+    final List<String> slowStallNotes = new ArrayList<>();
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
     PerSecond drainCloses = new PerSecond();
@@ -164,6 +170,12 @@ final class ClientResult {
         slowBackedUp += o.slowBackedUp;
         slowMaxBacklog = Math.max(slowMaxBacklog, o.slowMaxBacklog);
         slowLongestUnwritableNanos = Math.max(slowLongestUnwritableNanos, o.slowLongestUnwritableNanos);
+        slowStallCloses += o.slowStallCloses;
+        for (String note : o.slowStallNotes) {
+            if (slowStallNotes.size() < MAX_SAMPLES) {
+                slowStallNotes.add(note);
+            }
+        }
         drained += o.drained;
         drainCloses.add(o.drainCloses);
         churned += o.churned;

@@ -90,9 +90,12 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     /** Slowreader: the bytes read back, and the most echoes not back yet seen before a read ({@link #echoBacklog}). */
     private long read;
     private long maxBacklog;
+    /** Slowreader: its reads, as it saw them ({@link ReadLog}); null for the other roles. */
+    private final ReadLog reads;
 
     LineConnection(int index, Role role, boolean expectsClose) {
         super(index, role, expectsClose);
+        this.reads = role == Role.SLOWREADER ? new ReadLog() : null;
     }
 
     private static byte[][] words() {
@@ -133,6 +136,7 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
                 if (role == Role.SLOWREADER) { // the backlog only grows between two reads: its peak is now
                     maxBacklog = Math.max(maxBacklog, echoBacklog());
                     read += buf.readableBytes();
+                    reads.read(System.nanoTime(), buf.readableBytes());
                 }
                 buf.forEachByte(this);
             }
@@ -353,6 +357,11 @@ final class LineConnection extends ClientConnection implements ByteProcessor {
     /** Slowreader: the bytes read back so far. */
     long bytesRead() {
         return read;
+    }
+
+    /** Slowreader: its reads so far, as it saw them. */
+    ReadLog reads() {
+        return reads;
     }
 
     /** Slowreader: the largest {@link #echoBacklog} so far, as of now. */

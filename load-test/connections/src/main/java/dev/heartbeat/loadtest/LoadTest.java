@@ -112,10 +112,12 @@ import picocli.CommandLine.Spec;
                     + "echoes back up, but reads, one small receive window at a time, " + Scenario.SLOW_READS_PER_STALL
                     + " times per --write-stall (Heartbeat servers get --write-stall as with stalled), so that echoes "
                     + "keep leaving the server's outbound buffer, slowly. It must never be closed, by any impl, for "
-                    + "any reason (WRITE_STALL above all), and --check also fails unless one of them stayed "
-                    + "unwritable for longer than --write-stall (the server did not read it for that long: it stops "
-                    + "only while its echoes to it are over its high water mark, so they were pending all along). "
-                    + "Reports the bytes they wrote and read, their read rate and the longest unwritable span.",
+                    + "any reason (WRITE_STALL above all), unless its own reads show no bytes for --write-stall "
+                    + "before a Heartbeat server closed it (reported as such), and --check also fails unless one of "
+                    + "them stayed unwritable for longer than --write-stall (the server did not read it for that "
+                    + "long: it stops only while its echoes to it are over its high water mark, so they were pending "
+                    + "all along). Reports the bytes they wrote and read, their read rate and the longest unwritable "
+                    + "span.",
             "--drain DURATION: late in the run (its window and a grace before the end) the harness POSTs "
                     + "/drain?window=DURATION to every server (Heartbeat only): every connection still open must then "
                     + "be closed, told DRAIN (BYE DRAIN, a Close frame 1001 or a GOAWAY with 'DRAIN'; mqtt: no "

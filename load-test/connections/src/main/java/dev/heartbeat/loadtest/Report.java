@@ -321,6 +321,9 @@ final class Report {
                             + Progress.count(r.client.connectedByRole[Role.SLOWREADER.ordinal()]) + " ("
                             + Progress.count(r.client.slowBackedUp) + "; "
                             + Progress.count(r.client.slowMaxBacklog / 1024) + ")", null));
+            rows.add(row("slowreader: closed after reading under " + Scenario.SERVER_NOTSENT_LOWAT_BYTES / 1024
+                    + " KiB in a write stall (a write stall the reader's reads show; not a failure)", runs,
+                    r -> Progress.count(r.client.slowStallCloses), null));
             rows.add(row("slowreader: KiB written / read; read rate KiB/s each (a read every "
                     + Scenario.format(scenario.slowReadPeriodNanos()) + ")", runs,
                     r -> Progress.count(r.client.slowBytesWritten / 1024) + " / "
@@ -592,6 +595,9 @@ final class Report {
             for (RunResult r : of(t)) {
                 for (String note : r.notes) {
                     s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String note : r.client.slowStallNotes) {
+                    s.append("- Write stall its reads show (").append(r.impl).append("): ").append(note).append('\n');
                 }
                 for (String sample : r.client.failureSamples) {
                     s.append("- Failure (").append(r.impl).append("): ").append(sample).append('\n');

@@ -98,14 +98,15 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
 
     /**
      * The slowreaders' (writing as stalled ones, reading once every {@code readEveryMs}, a small fraction of
-     * the write stall): connections, those closed (each a failure), bytes written and read back, the mean read rate of
-     * one (bytes a second: all they read over all the time they read for), how many had more than
-     * {@code backlogBoundBytes} of echoes not read back at once, and the most any had. Null without
-     * slowreaders.
+     * the write stall): connections, those closed (a failure unless they had read too little in a write stall
+     * before the close to be sure to move the server's outbound buffer: {@code closedReadsStalled}), bytes written
+     * and read back, the mean read rate of one (bytes a second: all they read over all the time they read for), how
+     * many stayed unwritable for longer than the write stall, the most echoes
+     * any had not read back at once, and the longest any stayed unwritable. Null without slowreaders.
      */
-    record SlowReaders(long connected, long closed, long bytesWritten, long bytesRead, Double readBytesPerSecond,
-            long backedUp, long maxEchoBacklogBytes, Double longestUnwritableMs, double readEveryMs,
-            double writeStallMs) {
+    record SlowReaders(long connected, long closed, long closedReadsStalled, long bytesWritten,
+            long bytesRead, Double readBytesPerSecond, long backedUp, long maxEchoBacklogBytes,
+            Double longestUnwritableMs, double readEveryMs, double writeStallMs) {
     }
 
     /**

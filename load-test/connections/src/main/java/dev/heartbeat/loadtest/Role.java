@@ -102,7 +102,9 @@ enum Role {
      * does, with the same small buffers and auto-read off from the connect, so the server's echoes back up,
      * but reads once every {@link Scenario#slowReadPeriodNanos} (a small fraction of the write stall), so that
      * some of them leave the server's outbound buffer well inside every write-stall timeout. It must never be
-     * closed (the servers get {@code --write-stall} as with stalled connections); the check also fails unless
+     * closed (the servers get {@code --write-stall} as with stalled connections), unless its own reads show that it
+     * read too little in a write stall before the close to move the server's buffer ({@link Verdict#READS_STALLED},
+     * reported, not a failure); the check also fails unless
      * one of them was seen backed up: its own channel unwritable for longer than the write stall, which means
      * the server did not read it for that long, which the demo server does only while its outbound buffer
      * to it is over the high water mark, so bytes were pending there all along. Needs real sockets

@@ -223,9 +223,11 @@ final class RunResult {
         if (abuseOfOthers > 0) {
             f.add(who + abuseOfOthers + " connections of other roles than flooder were told " + CloseReason.PING_ABUSE);
         }
-        long stallOfOthers = client.goodbyes(CloseReason.WRITE_STALL);
-        if (stallOfOthers > 0) { // a stalled connection does not read: it cannot be told
-            f.add(who + stallOfOthers + " connections of other roles than stalled were told "
+        // a stalled connection does not read: it cannot be told; a slowreader's close is judged by its reads
+        long stallOfOthers = client.goodbyes(CloseReason.WRITE_STALL)
+                - client.goodbyesByRole[Role.SLOWREADER.ordinal()][ClientResult.goodbyeIndex(CloseReason.WRITE_STALL)];
+        if (stallOfOthers > 0) {
+            f.add(who + stallOfOthers + " connections of other roles than stalled and slowreader were told "
                     + CloseReason.WRITE_STALL);
         }
         if (client.connectedByRole[Role.PINGFLOOD.ordinal()] > 0 && client.floodPongs == 0) {
@@ -319,7 +321,10 @@ final class RunResult {
             // a stalled connection does not read: its close comes without the goodbye, for WRITE_STALL
             // from Heartbeat, for idleness from the others
             CloseReason stallReason = Scenario.HEARTBEAT.equals(impl) ? CloseReason.WRITE_STALL : s.idleCloseReason();
-            long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)];
+            // a slowreader closed for a write stall is rarely told: its goodbye waits behind the echoes it did not read
+            long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)]
+                    + (Scenario.HEARTBEAT.equals(impl)
+                    ? client.goodbyesByRole[Role.SLOWREADER.ordinal()][ClientResult.goodbyeIndex(null)] : 0);
             // Dying connections closed in their grace, told MAX_AGE (ClientResult.idleClosesInGrace): each may be
             // counted by the servers for the idle reason instead; as many as they counted so move between the two.
             CloseReason idle = s.idleCloseReason();
@@ -333,7 +338,7 @@ final class RunResult {
                 if (Math.abs(server - expected) > (r == CloseReason.MAX_AGE ? ageSlack : 0)) {
                     f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
                             + " " + told + " times" + (r == stallReason && stallsUntold > 0 ? " and saw "
-                            + stallsUntold + " stalled connections closed" : "")
+                            + stallsUntold + " stalled (and slowreader) connections closed untold" : "")
                             + (client.idleClosesInGrace > 0 && (r == idle || r == CloseReason.MAX_AGE)
                             ? " (" + client.idleClosesInGrace + " dying connections told " + CloseReason.MAX_AGE
                             + " were closed in their grace, once their idle close was due)" : ""));
@@ -558,7 +563,8 @@ final class RunResult {
         if (c.connectedByRole[i] == 0) {
             return null;
         }
-        return new ReportJson.SlowReaders(c.connectedByRole[i], c.closedByRole[i], c.slowBytesWritten,
+        return new ReportJson.SlowReaders(c.connectedByRole[i], c.closedByRole[i], c.slowStallCloses,
+                c.slowBytesWritten,
                 c.slowBytesRead, round(slowReadBytesPerSecond()), c.slowBackedUp, c.slowMaxBacklog,
                 round(c.slowLongestUnwritableNanos / 1e6), round(scenario.slowReadPeriodNanos() / 1e6),
                 round(scenario.writeStallNanos() / 1e6));

@@ -115,14 +115,27 @@ final class Scenario {
      */
     static final long STORM_LATENESS_SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
-     * How many reads a {@link Role#SLOWREADER} connection makes per {@link #writeStallNanos}: three, so that
-     * the peer drains at every third of the write stall. Each read takes one of its small receive windows.
-     * Without {@code TCP_NOTSENT_LOWAT} on the server's sockets (the demo server sets it with a write stall,
-     * on epoll), Linux wakes the server's writer only once about a third of its autotuned send buffer is
-     * free, so bytes left its outbound buffer, which the guard watches, too seldom: every slowreader was
-     * closed for WRITE_STALL (StalledTcpTest).
+     * How many reads a {@link Role#SLOWREADER} connection makes per {@link #writeStallNanos}: six. Each read
+     * takes one of its small receive windows (about 5.5 KB: 4 segments of its 1,400-byte MSS). Without
+     * {@code TCP_NOTSENT_LOWAT} on the server's sockets (the demo server sets it with a write stall, on epoll),
+     * Linux wakes the server's writer only once about a third of its autotuned send buffer is free, so bytes left
+     * its outbound buffer, which the guard watches, too seldom: every slowreader was closed for WRITE_STALL
+     * (StalledTcpTest). With it (16 KiB), a write fills the socket to 16 KiB unsent or a little more, and Linux
+     * wakes the writer only below half of that (8 KiB): two of these reads per wake-up, so the outbound buffer
+     * moves every second read. At three reads per stall that was two thirds of the stall, and a client loop late
+     * by a third of a read (the connect phase of issue 26's 2,000-connection run) got slowreaders closed; at six
+     * it is a third, and a close needs the reader's own reads to show the stall ({@link Verdict#READS_STALLED}).
      */
-    static final int SLOW_READS_PER_STALL = 3;
+    static final int SLOW_READS_PER_STALL = 6;
+    /**
+     * The demo server's {@code TCP_NOTSENT_LOWAT} with a write stall ({@code DemoServer.NOTSENT_LOWAT_BYTES}, epoll),
+     * and what a {@link Role#SLOWREADER} must read in every write stall to be sure to move the server's outbound
+     * buffer: after a write up to this and a segment or two wait unsent in the server's socket, Linux wakes the
+     * writer only once fewer than half of this do, and one receive window of what the reader reads was on its
+     * way already. A slowreader closed after it read fewer bytes than this in a write stall ({@link
+     * Verdict#READS_STALLED}) left the outbound buffer unmoved that long, as far as it can tell.
+     */
+    static final long SERVER_NOTSENT_LOWAT_BYTES = 16 * 1024;
 
     final int connections;
     final Mix mix;

@@ -40,7 +40,15 @@ enum Verdict {
      * goodbye, any close after the drain started), after the drain started. The expected end of every
      * connection still open then, whatever its role.
      */
-    DRAINED;
+    DRAINED,
+    /**
+     * A {@link Role#SLOWREADER} closed by a server that closes write stalls after its own reads show that it read
+     * fewer than {@link Scenario#SERVER_NOTSENT_LOWAT_BYTES} in a write stall just before the close
+     * ({@link #ofSlowReaderClose}): too little to wake the server's writer, so no byte need have left the
+     * server's outbound buffer for it that long, and the close is the write-stall guard's to make (the reader
+     * read late: its client loop was late, or the server sent late). Counted and reported, not a failure.
+     */
+    READS_STALLED;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.
@@ -110,6 +118,19 @@ enum Verdict {
      */
     static Verdict ofDrainClose(boolean started) {
         return started ? DRAINED : PREMATURE;
+    }
+
+    /**
+     * The verdict on a close of a {@link Role#SLOWREADER}: reads stalled if the servers close write stalls and the
+     * client read fewer than {@link Scenario#SERVER_NOTSENT_LOWAT_BYTES} in some write stall of the span before the
+     * close in which the guard's timeout ran ({@link ReadLog#leastRead}), else unexpected (it drained, so it was
+     * neither stalled nor idle).
+     *
+     * @param leastBytes the fewest bytes it read in a write stall of that span, as the client saw them
+     * @param guarded whether the servers close write stalls (Heartbeat's): the others may never close it
+     */
+    static Verdict ofSlowReaderClose(long leastBytes, boolean guarded) {
+        return guarded && leastBytes < Scenario.SERVER_NOTSENT_LOWAT_BYTES ? READS_STALLED : UNEXPECTED;
     }
 
     /** The verdict on a connection still open at the end of the run. */

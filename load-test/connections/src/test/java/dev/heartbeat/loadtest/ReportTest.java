@@ -298,9 +298,12 @@ class ReportTest {
         assertTrue(report.checkFailures().contains("heartbeat/tcp: the drain closed 550 connections in one second, "
                 + "more than 226 (1.5 x its mean over the 4s window, plus one): [60, 150, 550, 150, 90] a second"),
                 report.checkFailures().toString());
+        c.goodbyesByRole[Role.SLOWREADER.ordinal()][CloseReason.WRITE_STALL.ordinal()] = 1; // judged by its reads
+        assertTrue(report.checkFailures().stream().noneMatch(f -> f.contains("other roles")),
+                report.checkFailures().toString());
         c.goodbyesByRole[Role.ACTIVE.ordinal()][CloseReason.WRITE_STALL.ordinal()] = 1;
-        assertTrue(report.checkFailures().contains("heartbeat/tcp: 1 connections of other roles than stalled were "
-                + "told WRITE_STALL"), report.checkFailures().toString());
+        assertTrue(report.checkFailures().contains("heartbeat/tcp: 1 connections of other roles than stalled and "
+                + "slowreader were told WRITE_STALL"), report.checkFailures().toString());
     }
 
     @Test
@@ -316,12 +319,16 @@ class ReportTest {
         c.slowBackedUp = 90;
         c.slowMaxBacklog = 600 * 1024;
         c.slowLongestUnwritableNanos = 2_500_000_000L;
+        c.closedByRole[Role.SLOWREADER.ordinal()] = 3;
+        c.slowStallCloses = 3; // closed after reading too little in a write stall: not failures
+        c.slowStallNotes.add("connection 7 (slowreader): closed 1200.000 ms after its connect; in the last ...");
         Report report = report(s, List.of(r));
         assertEquals(List.of(), report.checkFailures());
         JsonNode slow = new ObjectMapper().readTree(JsonCodec.writePretty(report.toJson())).get("results")
                 .get(Scenario.HEARTBEAT).get("tcp").get("slow_readers");
         assertEquals(100, slow.get("connected").asLong());
-        assertEquals(0, slow.get("closed").asLong());
+        assertEquals(3, slow.get("closed").asLong());
+        assertEquals(3, slow.get("closed_reads_stalled").asLong());
         assertEquals(c.slowBytesRead, slow.get("bytes_read").asLong());
         assertEquals(256 * 1024.0, slow.get("read_bytes_per_second").asDouble(), 1e-9);
         assertEquals(90, slow.get("backed_up").asLong());
@@ -329,7 +336,11 @@ class ReportTest {
         report.write(dir);
         String md = Files.readString(dir.resolve("report.md"));
         assertTrue(md.contains("| slowreader: closed / connected (unwritable longer than the write stall; most KiB "
-                + "not read back) | 0 / 100 (90; 600) |"), md);
+                + "not read back) | 3 / 100 (90; 600) |"), md);
+        assertTrue(md.contains("| slowreader: closed after reading under 16 KiB in a write stall (a write stall the "
+                + "reader's reads show; not a failure) | 3 |"), md);
+        assertTrue(md.contains("- Write stall its reads show (heartbeat): connection 7 (slowreader): closed "
+                + "1200.000 ms"), md);
         assertTrue(md.contains("| 409,600 / 102,400; 256 |"), md);
 
         c.slowBackedUp = 0;

@@ -310,6 +310,17 @@ class VerdictTest {
     }
 
     @Test
+    void aSlowReadersCloseIsAWriteStallOnlyWhenItReadTooLittleInAWriteStallToMoveTheServersBuffer() {
+        long enough = Scenario.SERVER_NOTSENT_LOWAT_BYTES;
+        assertEquals(Verdict.READS_STALLED, Verdict.ofSlowReaderClose(0, true), "nothing read in a write stall");
+        assertEquals(Verdict.READS_STALLED, Verdict.ofSlowReaderClose(enough - 1, true));
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofSlowReaderClose(enough, true), "it drained: never stalled");
+        assertEquals(Verdict.UNEXPECTED, Verdict.ofSlowReaderClose(0, false), "servers without a write stall: never");
+        assertFalse(Verdict.READS_STALLED.isFailure());
+        assertTrue(Verdict.UNEXPECTED.isFailure());
+    }
+
+    @Test
     void theDrainStartsAsLateAsItsWindowAndAGraceAllowAndClosesAreDrainedOnlyAfterIt() {
         Scenario s = ciTiming().drainNanos(4 * S).build();
         assertTrue(s.drains());
