@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.TimingWheel;
 
+// Over 500 lines (listed in checkstyle.xml): the public builder, each setting with its validation and Javadoc; the
+// records per concern that split it are the next step of issue 26.
 /**
  * What a Heartbeat handler does about idleness: immutable, validated when built, shareable between
  * any number of channels. Start from one of the policies:
