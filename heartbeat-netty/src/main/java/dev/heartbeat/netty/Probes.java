@@ -485,6 +485,7 @@ public final class Probes {
          * </ul>
          */
         @Override
+        @SuppressWarnings("deprecation") // MqttPropertyType: deprecated in Netty 4.2, whose int constants 4.1 lacks
         public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
             Channel channel = ctx.channel();
             if (!channel.hasAttr(MQTT_VERSION) || channel.attr(MQTT_VERSION).get() != MqttVersion.MQTT_5) {

@@ -44,6 +44,7 @@ final class WriteTracker extends ChannelOutboundHandlerAdapter {
      * has one, on the handler's executor. A handler on the channel's event loop gets one that follows
      * the channel's event loop, as the handler does when the channel moves to another.
      */
+    @SuppressWarnings("deprecation") // adding with an EventExecutorGroup: deprecated in Netty 4.2, still supported
     static void addAfter(ChannelHandlerContext ctx, HeartbeatHandler handler) {
         if (ctx.isRemoved() || find(ctx.pipeline(), handler) != null) {
             return;

@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * of the {@link WriteTracker} a reconfiguration to track writes adds. On the local transport with
  * real threads and a real worker; it waits on latches, with timeouts, never for a timer.
  */
+@SuppressWarnings("deprecation") // Netty 4.2 deprecates what 4.1, the baseline, has no successor for
 class OwnExecutorTest {
 
     private static final long WAIT_SECONDS = 20;

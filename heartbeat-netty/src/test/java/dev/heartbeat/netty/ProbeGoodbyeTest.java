@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
  * close sequence writes before any close Heartbeat makes. The tables below are the specification; a
  * reason added to {@link CloseReason} without a row here fails every test, so its goodbye is decided.
  */
+@SuppressWarnings("deprecation") // Netty 4.2 deprecates what 4.1, the baseline, has no successor for
 class ProbeGoodbyeTest {
 
     /** An HTTP/2 GOAWAY: its error code and debug data. */
