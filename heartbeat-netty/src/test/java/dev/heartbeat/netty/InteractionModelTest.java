@@ -846,7 +846,7 @@ class InteractionModelTest {
                     if (s.maxAge == 0) {
                         return "no maxAge in " + s;
                     }
-                    long age = t - c.activation;
+                    long age = t - c.ageStart;
                     return age >= s.ageSoonest() ? null : "age " + age / MS + " ms < " + s.ageSoonest() / MS + " ms";
                 }
                 case WRITE_STALL -> {
@@ -980,9 +980,9 @@ class InteractionModelTest {
             }
             // Builder#maxAge: "Measured from the moment the channel became active"; a veto may hold it.
             if (s.maxAge > 0 && c.goodbyeEvents == 0) {
-                long by = c.activation + s.ageLatest() + hold + s.grace + GOODBYE_WAIT + SLACK + budgetSlack;
+                long by = c.ageStart + s.ageLatest() + hold + s.grace + GOODBYE_WAIT + SLACK + budgetSlack;
                 if (t > by) {
-                    return "maxAge: active at " + c.activation / MS + " ms, age " + s.maxAge / MS + " ms (latest "
+                    return "maxAge: counted from " + c.ageStart / MS + " ms, age " + s.maxAge / MS + " ms (latest "
                             + s.ageLatest() / MS + " ms): to close by " + by / MS + " ms";
                 }
             }
@@ -1304,6 +1304,8 @@ class InteractionModelTest {
         long cfgStart;
         int reconfigures;
         boolean ageFromReconfigure;
+        /** Whence its max age counts: activation, or the latest switch from a configuration without guards. */
+        long ageStart;
         boolean unwritableFromReconfigure;
         /** Whether its configuration came into force (activation or reconfigure) while an overload was on. */
         boolean startedUnderOverload;
@@ -1349,6 +1351,7 @@ class InteractionModelTest {
             this.id = id;
             this.spec = spec;
             this.activation = now;
+            this.ageStart = now;
             this.cfgStart = now;
         }
 
@@ -1376,6 +1379,11 @@ class InteractionModelTest {
         }
 
         void reconfigured(ModelSpec to, long now) {
+            if (to.keepsGuardState() && !spec.keepsGuardState()) {
+                // Builder#maxAge: "A channel reconfigured to a max age from a configuration with no lifecycle
+                // guard ... is measured from that reconfiguration".
+                ageStart = now;
+            }
             if (to.maxAge > 0 && (spec.maxAge == 0 || spec.maxAge != to.maxAge)) {
                 ageFromReconfigure = true;
             }

@@ -258,4 +258,12 @@ final class ModelSpec {
         }
         return out;
     }
+
+    /**
+     * Whether Heartbeat keeps lifecycle state for this configuration (a max age, write stall, unwritable
+     * bound or veto: {@code HeartbeatConfig.hasGuardState}), and with it the channel's activation time.
+     */
+    boolean keepsGuardState() {
+        return maxAge > 0 || writeStall > 0 || maxUnwritable > 0 || veto != Veto.NONE;
+    }
 }
