@@ -90,6 +90,12 @@ final class GuardState {
     private long stallProgress;
     private long stallLastWrite;
     private long stallSince;
+    /**
+     * When {@link #stalled} was last called, in units of 2^20 ns (1.05 ms), as an int: the low bits of
+     * the ticker's time, compared by subtraction (a gap up to 26 days reads right). An int fits the
+     * object's padding: the state stays 144 bytes ({@code HandlerLayoutTest}).
+     */
+    private int stallLookedAt;
 
     // ---- Worker only. ----
     /** When the guards next need a look, as the latest judgement found. */
@@ -212,17 +218,23 @@ final class GuardState {
      * what this method saw at its earlier calls: bytes leaving show as a message completed (the
      * handler's last write stamp), another message at the head, or progress on the head message; more
      * bytes queued by the application are not progress. The first call of a stall only takes the
-     * picture, so a stall is measured from a picture, never from a guess. So does a call 1.5 x
-     * {@code stallNanos} or more after the picture: the calls come every quarter of it, and one between 1 and
-     * 1.25 x would have found the stall, so the event loop missed them (a GC pause, a thread without a core); its
-     * own writes stopped with it, and the time it did not run is not the peer's.
+     * picture, so a stall is measured from a picture, never from a guess. So does a call a whole
+     * {@code stallNanos} or more after the previous call: the calls come every quarter of it (during a
+     * veto's hold too), so the event loop missed at least three (a GC pause, a thread without a core);
+     * its own writes stopped with it, and the time it did not run is not the peer's. The gap is measured
+     * between calls, not from the picture: a close the veto holds is looked at every quarter and keeps
+     * its picture, however long the hold.
      */
     boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
+        int lookedAt = (int) (now >> 20);
+        // At least the timeout in whole units plus one (rounding), and two: tiny timeouts are not read as pauses.
+        int pause = (int) Math.min(Math.max(2, (stallNanos >> 20) + 1), Integer.MAX_VALUE);
+        boolean paused = stallTaken && lookedAt - stallLookedAt >= pause;
+        stallLookedAt = lookedAt;
         if (pending <= 0) {
             stallTaken = false;
             return false;
         }
-        boolean paused = now - stallSince >= stallNanos + stallNanos / 2;
         boolean moved = !stallTaken || paused || message != stallMessage || progress != stallProgress
                 || lastWrite != stallLastWrite || pending < stallPending;
         stallPending = pending;

@@ -427,6 +427,31 @@ class GuardsTest {
     }
 
     @Test
+    void aWriteStallHeldByTheVetoIsAskedAgainAtEachExtensionsEndAndClosedAtTheHoldsBound() {
+        // The model's family 1 (seed 10): the looks go on every quarter of the timeout during a hold, so a look
+        // long after the picture is no pause of the event loop's; the held close must not be forgotten.
+        Recorder r = new Recorder();
+        List<Long> asked = new ArrayList<>();
+        EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofMillis(400))
+                .maxCloseHold(Duration.ofSeconds(1)).beforeClose((c, reason) -> {
+                    asked.add(elapsedMillis());
+                    return CloseDecision.extend(Duration.ofMillis(300));
+                }).build(), r);
+        write(ch, 1_000);
+        ch.unsafe().outboundBuffer().addFlush(); // flushed, and the peer takes none of it
+        step(3_000);
+        assertFalse(ch.isOpen(), "closed: " + asked);
+        assertTrue(asked.size() >= 3, "asked at the first look and at each extension's end: " + asked);
+        for (int i = 1; i < asked.size(); i++) {
+            long gap = asked.get(i) - asked.get(i - 1);
+            assertTrue(gap >= 300 && gap <= 320, "asked again when the 300 ms ran out: " + asked);
+        }
+        long closedAt = r.times.get(0);
+        assertTrue(closedAt - asked.get(0) >= 1_000 && closedAt - asked.get(0) <= 1_020,
+                "closed at the hold's bound, 1 s after the first ask at " + asked.get(0) + ": " + closedAt);
+    }
+
+    @Test
     void aSlowPeerThatStillTakesBytesIsNeverCut() {
         Recorder r = new Recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), r);
