@@ -41,6 +41,12 @@ final class Guards {
     static final int RECHECK = 1 << 20;
     /** All of the above. */
     static final int BITS = AGE | STALL | UNWRITABLE | DRAIN | RECHECK;
+    /**
+     * How soon after handing an action to a configuration with a close veto the worker looks for the
+     * hold the veto may have asked for (see {@code HeartbeatHandler.lookForAHold}): an extension is
+     * asked again at its end, give or take this.
+     */
+    static final long HOLD_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** How soon the worker looks again at a held close whose re-check it handed over. */
     static final long RECHECK_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How often {@code holdWhile} asks again while work is in flight. */

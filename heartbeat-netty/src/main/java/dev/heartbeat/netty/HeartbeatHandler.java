@@ -814,12 +814,16 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     /**
      * Worker, after a judgement that hands actions to a configuration with a close veto: the veto
      * answers on the event loop, and a hold it asks for may end before the entry's next look (an
-     * extension of 1 s under a 10 s idle timeout). So the entry looks again shortly, when it finds
-     * the hold and re-arms for its end ({@link Guards#judge}); a close already held needs no look.
+     * extension of 1 s under a 10 s idle timeout). So the entry looks again shortly
+     * ({@link Guards#HOLD_LOOK_NANOS}), when it finds the hold and re-arms for its end
+     * ({@link Guards#judge}); a close held until later needs no look.
      */
     private void lookForAHold(long now) {
-        long soon = now + Guards.RECHECK_RETRY_NANOS;
-        if (SIDE.getOpaque(this) instanceof GuardState g && !g.held() && deadline() - soon > 0) {
+        long soon = now + Guards.HOLD_LOOK_NANOS;
+        // A hold still running needs no look: its end is the entry's next; one that ended is being re-checked,
+        // and the veto may hold it again.
+        if (SIDE.getOpaque(this) instanceof GuardState g && !(g.held() && g.heldUntil() - now > 0)
+                && deadline() - soon > 0) {
             monitor().worker.rearm(this, soon);
         }
     }
