@@ -110,14 +110,14 @@ final class GuardState {
      * and never from a spell that ended unwatched.
      */
     GuardState(Object inner, long birth, double jitterDraw, long ageDeadline, boolean watchesWritability,
-            boolean unwritableNow, long now, GuardState previous) {
+            boolean unwritableNow, long now, GuardState previous, long goodbyeShift) {
         this.inner = inner;
         this.birth = birth;
         this.jitterDraw = jitterDraw;
         this.ageDeadline = ageDeadline;
         this.configuredAt = now;
         if (previous != null) {
-            GOODBYE_AT.setOpaque(this, previous.goodbyeAt());
+            GOODBYE_AT.setOpaque(this, previous.goodbyeAt() + (previous.phase() == LIVING ? 0 : goodbyeShift));
             PHASE.setOpaque(this, previous.phase());
         }
         if (!watchesWritability) {

@@ -163,13 +163,15 @@ final class Guards {
     // ------------------------------------------------------------------ event loop
 
     /** Event loop: the guard state for a channel starting or switching to these guards at {@code now}. */
-    GuardState sideFor(Object policySide, Object current, Channel channel, long now) {
+    GuardState sideFor(Object policySide, Object current, Channel channel, long now, long previousGraceNanos) {
         GuardState previous = current instanceof GuardState g ? g : null;
         long birth = previous != null ? previous.birth : now;
         double draw = previous != null ? previous.jitterDraw : ThreadLocalRandom.current().nextDouble();
         long age = maxAgeNanos == 0 ? 0 : jitterMode.apply(maxAgeNanos, ageJitter, draw);
+        // A goodbye said under the previous guards keeps the end of the grace it announced (a terminal decision):
+        // its start moves by the difference of the graces, so that start + this grace is that end.
         return new GuardState(policySide, birth, draw, birth + age, maxUnwritableNanos > 0, !channel.isWritable(), now,
-                previous);
+                previous, previousGraceNanos - graceNanos);
     }
 
     /**
@@ -178,7 +180,7 @@ final class Guards {
      */
     long firstDeadline(GuardState g, long otherwise) {
         long first = otherwise;
-        if (maxAgeNanos > 0) {
+        if (maxAgeNanos > 0 || g.phase() != GuardState.LIVING) { // a goodbye's grace outlives a switch without age
             int phase = g.phase();
             first = HandlerPolicy.earliest(first, phase == GuardState.LIVING ? g.ageDeadline
                     : g.goodbyeAt() + (phase == GuardState.WARNED ? warningWaitNanos() : graceNanos));
@@ -198,7 +200,7 @@ final class Guards {
     int judge(HeartbeatHandler h, GuardState g, Channel channel, long now) {
         int bits = 0;
         long next = now + HeartbeatConfig.MAX_TIMEOUT.toNanos();
-        if (maxAgeNanos > 0) {
+        if (maxAgeNanos > 0 || g.phase() != GuardState.LIVING) { // a goodbye's grace outlives a switch without age
             int phase = g.phase();
             if (phase == GuardState.LIVING) {
                 if (veto != null && g.held()) {

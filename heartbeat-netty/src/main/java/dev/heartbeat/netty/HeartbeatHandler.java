@@ -387,7 +387,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private Object sideFor(HeartbeatConfig cfg, Channel channel, long now) {
         Object current = SIDE.getOpaque(this);
         Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now);
-        return cfg.hasGuardState() ? cfg.guards.sideFor(inner, current, channel, now) : inner;
+        Guards before = config.config.guards; // the configuration in force until cfg is published
+        return cfg.hasGuardState() ? cfg.guards.sideFor(inner, current, channel, now,
+                before == null ? 0 : before.graceNanos) : inner;
     }
 
     /**

@@ -195,6 +195,34 @@ class CloseSequenceTest {
         assertEquals(List.of("1001 READER_IDLE"), closeFrames(idle));
     }
 
+    /**
+     * Model families 102 and 104: the grace a max-age goodbye announced is kept across a reconfiguration,
+     * to one with another grace or with no max age at all: never closed before it ends, never left open
+     * after it (a terminal decision).
+     */
+    @Test
+    void theGraceAGoodbyeAnnouncedOutlivesAReconfiguration() {
+        HeartbeatConfig aged = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(10))
+                .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(5)).goodbye(Probes.webSocket()).build();
+        HeartbeatConfig noGrace = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(10))
+                .maxAge(Duration.ofSeconds(1)).goodbye(Probes.webSocket()).build();
+        HeartbeatConfig noAge = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMinutes(10))
+                .writeStall(Duration.ofSeconds(30)).goodbye(Probes.webSocket()).build();
+        for (HeartbeatConfig then : List.of(noGrace, noAge)) {
+            KeepAliveTest.Recorder r = new KeepAliveTest.Recorder();
+            EmbeddedChannel ch = world.channel(monitor.newHandler(aged), r);
+            world.step(1_100); // the goodbye at 1 s: a grace of 5 s announced
+            assertTrue(monitor.reconfigure(ch, then));
+            world.step(4_850);
+            assertTrue(ch.isOpen(), "not before the announced grace ends at 6 s: " + then + " " + r.events);
+            world.step(100);
+            assertFalse(ch.isOpen(), "closed when the announced grace ends: " + then);
+            assertEquals(List.of(CloseReason.MAX_AGE), r.events.stream().filter(e -> e instanceof HeartbeatCloseEvent)
+                    .map(e -> ((HeartbeatCloseEvent) e).reason()).toList());
+            assertEquals(List.of("1001 MAX_AGE"), closeFrames(ch), "one goodbye");
+        }
+    }
+
     /** The status and reason of each WebSocket Close frame the channel wrote (other frames released). */
     private static List<String> closeFrames(EmbeddedChannel ch) {
         List<String> frames = new ArrayList<>();

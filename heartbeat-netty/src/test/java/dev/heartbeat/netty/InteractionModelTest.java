@@ -115,9 +115,10 @@ class InteractionModelTest {
      */
     static final int NEW_OVERLOAD_LATE = 108;
     /**
-     * 109: an idle event of the events policy later than the model expects during a max-age grace, after
-     * the goodbye was written (seeds 52, 207): whether Heartbeat's own goodbye write is activity is not
-     * settled by the docs; to be decided and documented.
+     * 109: an idle event, or a ping timeout, later than the model expects during a max-age grace, after
+     * the goodbye was written (seeds 52, 207, 156): whether Heartbeat's own goodbye write is activity (a
+     * write for writer idleness and {@code whenWriterIdle} pings) is not settled by the docs; to be
+     * decided and documented.
      */
     static final int NEW_EVENT_IN_GRACE = 109;
     /**
@@ -125,7 +126,7 @@ class InteractionModelTest {
      * guards every other promise; each is listed in issue 26's note with its soonest seed.
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,6,8,12,14,101,102,103,104,105,106,107,108,109";
+    static final String OPEN_ITEMS = "1,6,8,12,14,101,103,104,105,106,107,108,109";
     /**
      * The checks whose violations are still tolerated by default, whatever item they are: besides the
      * families above, these four still find failures the model cannot place on a listed item (about one
@@ -838,7 +839,10 @@ class InteractionModelTest {
                     return null;
                 }
                 case MAX_AGE -> {
-                    if (what.equals("close") && c.goodbyeReasons.contains(CloseReason.MAX_AGE)) {
+                    // After the goodbye, the close at the grace's end (and the veto asked about it) is the
+                    // terminal decision of the configuration that said it, whatever the channel has since.
+                    if ((what.equals("close") || what.equals("veto asked"))
+                            && c.goodbyeReasons.contains(CloseReason.MAX_AGE)) {
                         long inGrace = t - c.goodbyeAt;
                         return inGrace >= c.goodbyeGrace || c.goodbyeGrace == 0 ? null
                                 : "closed " + inGrace / MS + " ms into a grace of " + c.goodbyeGrace / MS + " ms";
@@ -1079,7 +1083,7 @@ class InteractionModelTest {
             if (late.startsWith("idle close") && factor < 1) {
                 return NEW_OVERLOAD_LATE;
             }
-            if (late.startsWith("idle event") && c.goodbyeEvents > 0) {
+            if ((late.startsWith("idle event") || late.startsWith("ping timeout")) && c.goodbyeEvents > 0) {
                 return NEW_EVENT_IN_GRACE;
             }
             if (c.everHeld && c.spec.veto != ModelSpec.Veto.NONE) {
