@@ -634,7 +634,8 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
                     // Idle beyond the scaled timeout: this judgement decided the close. The next look is
                     // for its outcome: when a hold of the veto ends, or shortly (the event loop found
                     // traffic, or closed). Never a deadline in the past, which would expire every cycle.
-                    over = g != null && g.held() ? g.heldUntil() : now + Guards.RECHECK_RETRY_NANOS;
+                    over = g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil()
+                            : now + Guards.RECHECK_RETRY_NANOS; // (a hold that ended is re-checked: Guards.judge)
                 }
                 if (over != Long.MAX_VALUE) {
                     next = HandlerPolicy.earliest(next, over);
