@@ -16,8 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -45,22 +43,8 @@ class GuardsTest {
         world.close();
     }
 
-    /** Records the user events that reach it, and when (virtual ms since the test began). */
-    final class Recorder extends ChannelInboundHandlerAdapter {
-        final List<Object> events = new ArrayList<>();
-        final List<Long> times = new ArrayList<>();
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            events.add(evt);
-            times.add(elapsedMillis());
-        }
-    }
-
-    private final long start = world.ticker.nanoTime();
-
     private long elapsedMillis() {
-        return (world.ticker.nanoTime() - start) / 1_000_000;
+        return world.elapsedMillis();
     }
 
     private static HeartbeatConfig.Builder readerIdle60() {
@@ -74,7 +58,7 @@ class GuardsTest {
         }
     }
 
-    private EmbeddedChannel channel(HeartbeatConfig cfg, Recorder r) {
+    private EmbeddedChannel channel(HeartbeatConfig cfg, VirtualTime.Recorder r) {
         return world.channel(monitor.newHandler(cfg), r);
     }
 
@@ -82,7 +66,7 @@ class GuardsTest {
 
     @Test
     void maxAgeClosesAtTheAgeNeverEarlyWhateverTheTrafficAfterTheGoodbyeEvent() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().maxAge(Duration.ofSeconds(2)).build(), r);
         for (int i = 0; i < 1_998; i += 2) { // a busy peer: idleness never comes into it
             world.advance(2);
@@ -101,7 +85,7 @@ class GuardsTest {
 
     @Test
     void maxAgeWithGraceSaysGoodbyeAtTheAgeAndClosesAfterTheGrace() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(3))
                 .goodbye(Probes.webSocket()).build(), r);
         world.advance(999);
@@ -123,7 +107,7 @@ class GuardsTest {
 
     @Test
     void aPeerThatLeavesInTheGraceIsNotCountedAsClosedByHeartbeat() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(3))
                 .build(), r);
         world.advance(1_001);
@@ -136,7 +120,7 @@ class GuardsTest {
 
     @Test
     void maxAgeIsMeasuredFromActivationAcrossAReconfiguration() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().maxAge(Duration.ofSeconds(2)).build(), r);
         world.advance(1_500);
         monitor.reconfigure(ch, readerIdle60().readerIdle(Duration.ofSeconds(30)).maxAge(Duration.ofSeconds(2))
@@ -170,7 +154,7 @@ class GuardsTest {
         List<EmbeddedChannel> chs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             chs.add(channel(readerIdle60().maxAge(Duration.ofSeconds(2)).maxAgeJitter(0.2, mode).build(),
-                    new Recorder()));
+                    world.recorder()));
         }
         long[] at = new long[n];
         for (int ms = 0; ms <= 2_500; ms++) {
@@ -189,7 +173,7 @@ class GuardsTest {
 
     @Test
     void http2GoodbyeHasTwoHalvesAroundAPing() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(30))
                 .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(5)).build(), r);
         world.advance(1_001);
@@ -242,7 +226,7 @@ class GuardsTest {
     @Test
     void maxAgeBesidePingsThatAreAnsweredClosesOnlyAtTheAge() {
         for (int i = 0; i < 20; i++) {
-            Recorder r = new Recorder();
+            VirtualTime.Recorder r = world.recorder();
             long opened = elapsedMillis();
             EmbeddedChannel ch = channel(http2Pings().maxAge(Duration.ofMillis(825))
                     .maxAgeJitter(0.2, JitterMode.SYMMETRIC).maxAgeGrace(Duration.ofMillis(82)).build(), r);
@@ -257,7 +241,7 @@ class GuardsTest {
 
     @Test
     void webSocketMaxAgeSaysCloseAtTheAgeAndClosesOnlyAfterTheGrace() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(30))
                 .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofMillis(750)).build(), r);
         step(1_002);
@@ -281,7 +265,7 @@ class GuardsTest {
         HeartbeatConfig cfg = HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofMillis(100))
                 .timeout(Duration.ofMillis(50)).maxMissedPings(2).ackMode(AckMode.MATCHED_ONLY)
                 .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofMillis(750)).build();
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(cfg, r);
         long closeAt = -1;
         int pingsAfterClose = 0;
@@ -318,7 +302,7 @@ class GuardsTest {
      */
     @Test
     void anHttp2PeerThatDiesInTheGraceIsStillClosedForItsPings() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(http2Pings().maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(5))
                 .build(), r);
         long goodbyeAt = -1;
@@ -344,9 +328,9 @@ class GuardsTest {
 
     @Test
     void maxAgeDoesNotMoveAPingTimeoutClose() {
-        EmbeddedChannel plain = channel(http2Pings().build(), new Recorder());
+        EmbeddedChannel plain = channel(http2Pings().build(), world.recorder());
         EmbeddedChannel aged = channel(http2Pings().maxAge(Duration.ofMillis(825)).maxAgeGrace(Duration.ofMillis(82))
-                .build(), new Recorder());
+                .build(), world.recorder());
         long plainClosed = -1;
         long agedClosed = -1;
         for (int t = 0; t < 1_000 && (plainClosed < 0 || agedClosed < 0); t++) {
@@ -363,7 +347,7 @@ class GuardsTest {
     @Test
     void http2GoodbyeSendsItsFinalHalfWithoutAnAnswerAfterHalfTheGrace() {
         EmbeddedChannel ch = channel(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(30))
-                .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(4)).build(), new Recorder());
+                .maxAge(Duration.ofSeconds(1)).maxAgeGrace(Duration.ofSeconds(4)).build(), world.recorder());
         world.advance(1_001);
         ReferenceCountUtil.release(ch.readOutbound());
         assertInstanceOf(Http2PingFrame.class, ch.readOutbound());
@@ -385,7 +369,7 @@ class GuardsTest {
 
     @Test
     void aWriteStallClosesBetweenTheTimeoutAndAQuarterMore() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), r);
         world.advance(100);
         write(ch, 1_000);
@@ -406,7 +390,7 @@ class GuardsTest {
         // Issue 26 item 21: a server's event loop that did not run for over a second (a GC pause, a thread left
         // without a core) wrote nothing meanwhile, though its slow reader kept draining the socket; the first look
         // after the pause must not count that time as the peer's.
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofMillis(750)).build(), r);
         write(ch, 1_000_000);
         ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
@@ -430,7 +414,7 @@ class GuardsTest {
     void aWriteStallHeldByTheVetoIsAskedAgainAtEachExtensionsEndAndClosedAtTheHoldsBound() {
         // The model's family 1 (seed 10): the looks go on every quarter of the timeout during a hold, so a look
         // long after the picture is no pause of the event loop's; the held close must not be forgotten.
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         List<Long> asked = new ArrayList<>();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofMillis(400))
                 .maxCloseHold(Duration.ofSeconds(1)).beforeClose((c, reason) -> {
@@ -453,7 +437,7 @@ class GuardsTest {
 
     @Test
     void aSlowPeerThatStillTakesBytesIsNeverCut() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), r);
         write(ch, 1_000_000);
         ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
@@ -469,7 +453,7 @@ class GuardsTest {
 
     @Test
     void completedWritesAreProgress() {
-        EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), new Recorder());
+        EmbeddedChannel ch = channel(readerIdle60().writeStall(Duration.ofSeconds(2)).build(), world.recorder());
         ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
         for (int i = 0; i < 10; i++) {
             write(ch, 100);
@@ -484,7 +468,7 @@ class GuardsTest {
     @Test
     void nothingPendingIsNoStall() {
         EmbeddedChannel ch = channel(readerIdle60().readerIdle(Duration.ofSeconds(600))
-                .writeStall(Duration.ofSeconds(1)).build(), new Recorder());
+                .writeStall(Duration.ofSeconds(1)).build(), world.recorder());
         world.advance(10_000);
         assertTrue(ch.isOpen(), "a silent channel with an empty outbound buffer is idle, not stalled");
     }
@@ -493,7 +477,7 @@ class GuardsTest {
 
     @Test
     void maxUnwritableClosesAtItsTimeoutFromTheWritabilityChange() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(readerIdle60().maxUnwritable(Duration.ofSeconds(3)).build(), r);
         world.advance(500);
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
@@ -509,7 +493,7 @@ class GuardsTest {
 
     @Test
     void aChannelWritableAgainInTimeStaysOpen() {
-        EmbeddedChannel ch = channel(readerIdle60().maxUnwritable(Duration.ofSeconds(3)).build(), new Recorder());
+        EmbeddedChannel ch = channel(readerIdle60().maxUnwritable(Duration.ofSeconds(3)).build(), world.recorder());
         ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
         for (int i = 0; i < 5; i++) {
             buf.setUserDefinedWritability(1, false);
@@ -526,9 +510,9 @@ class GuardsTest {
     void drainSpreadsTheClosesEvenlyOverTheWindowWithTheProtocolGoodbye() throws Exception {
         int n = 100;
         List<EmbeddedChannel> chs = new ArrayList<>();
-        List<Recorder> recorders = new ArrayList<>();
+        List<VirtualTime.Recorder> recorders = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Recorder r = new Recorder();
+            VirtualTime.Recorder r = world.recorder();
             recorders.add(r);
             chs.add(channel(readerIdle60().goodbye(Probes.webSocket()).build(), r));
         }
@@ -552,7 +536,7 @@ class GuardsTest {
                     perSecond));
         }
         for (int i = 0; i < n; i++) {
-            Recorder r = recorders.get(i);
+            VirtualTime.Recorder r = recorders.get(i);
             assertEquals(CloseReason.DRAIN, ((HeartbeatGoodbyeEvent) r.events.get(0)).reason());
             assertEquals(HeartbeatCloseEvent.of(CloseReason.DRAIN), r.events.get(1));
             CloseWebSocketFrame bye = assertInstanceOf(CloseWebSocketFrame.class, chs.get(i).readOutbound());
@@ -564,14 +548,14 @@ class GuardsTest {
 
     @Test
     void drainWithAZeroWindowClosesAllAtOnceAndLaterChannelsAreLeft() throws Exception {
-        EmbeddedChannel a = channel(readerIdle60().build(), new Recorder());
-        EmbeddedChannel b = channel(readerIdle60().build(), new Recorder());
+        EmbeddedChannel a = channel(readerIdle60().build(), world.recorder());
+        EmbeddedChannel b = channel(readerIdle60().build(), world.recorder());
         java.util.concurrent.CompletableFuture<Integer> spread = monitor.drain(Duration.ZERO);
         world.advance(2);
         assertEquals(2, spread.get());
         assertFalse(a.isOpen());
         assertFalse(b.isOpen());
-        EmbeddedChannel late = channel(readerIdle60().build(), new Recorder());
+        EmbeddedChannel late = channel(readerIdle60().build(), world.recorder());
         world.advance(1_000);
         assertTrue(late.isOpen(), "a channel that started after the drain is not drained");
     }
@@ -608,7 +592,7 @@ class GuardsTest {
 
     @Test
     void onlyAgeWithEventsPolicyClosesAtAge() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = channel(HeartbeatConfig.events().maxAge(Duration.ofSeconds(1)).build(), r);
         world.advance(999);
         assertTrue(ch.isOpen());

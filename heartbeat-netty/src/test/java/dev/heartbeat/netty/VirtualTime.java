@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 
 /** Moving virtual time for a monitor driven with {@link HeartbeatMonitor#runOnce()}. */
@@ -37,6 +39,23 @@ final class VirtualTime {
         }
     }
 
+    /** Records the user events that reach it, and when (virtual ms since its world was made). */
+    static class Recorder extends ChannelInboundHandlerAdapter {
+        final List<Object> events = new ArrayList<>();
+        final List<Long> times = new ArrayList<>();
+        private final World world;
+
+        Recorder(World world) {
+            this.world = world;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            events.add(evt);
+            times.add(world.elapsedMillis());
+        }
+    }
+
     /**
      * A test's virtual world: a ticker that starts {@code secondsBeforeWrap} seconds before nanoTime
      * wraps, a monitor on it without timer slack (tests assert exact delivery times), driven with
@@ -47,8 +66,12 @@ final class VirtualTime {
         final HeartbeatMonitor monitor;
         final List<EmbeddedChannel> channels = new ArrayList<>();
 
+        /** The ticker's time when the world was made: {@link #elapsedMillis} counts from it. */
+        final long start;
+
         World(long secondsBeforeWrap) {
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(secondsBeforeWrap));
+            start = ticker.nanoTime();
             monitor = HeartbeatMonitor.builder().manual().ticker(ticker).maxCoalescing(Duration.ZERO).build();
         }
 
@@ -68,6 +91,16 @@ final class VirtualTime {
             for (long i = 0; i < millis; i++) {
                 advance(1);
             }
+        }
+
+        /** Virtual milliseconds since the world was made. */
+        long elapsedMillis() {
+            return (ticker.nanoTime() - start) / 1_000_000;
+        }
+
+        /** A handler that records the user events reaching it, and when (see {@link Recorder}). */
+        Recorder recorder() {
+            return new Recorder(this);
         }
 
         /** {@link VirtualTime#advance} for this world's channels. */

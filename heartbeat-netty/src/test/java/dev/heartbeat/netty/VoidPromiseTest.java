@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -40,39 +39,23 @@ class VoidPromiseTest {
     private static final long LATE = 3;
 
     private final VirtualTime.World world = new VirtualTime.World(3);
-    private final long start = world.ticker.nanoTime();
 
     @AfterEach
     void tearDown() {
         world.close();
     }
 
-    /** Records the user events and the exceptions that reach it, with the time (virtual ms since the test began). */
-    final class Recorder extends ChannelInboundHandlerAdapter {
-        final List<Object> events = new ArrayList<>();
-        final List<Long> times = new ArrayList<>();
+    /** Records the user events and, from this test, the exceptions that reach it. */
+    final class Recorder extends VirtualTime.Recorder {
         final List<Throwable> errors = new ArrayList<>();
 
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            events.add(evt);
-            times.add(elapsedMillis());
+        Recorder() {
+            super(world);
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             errors.add(cause);
-        }
-    }
-
-    private long elapsedMillis() {
-        return (world.ticker.nanoTime() - start) / 1_000_000;
-    }
-
-    /** Advances in 1 ms steps, running the channels' tasks after each (the event loop keeps up). */
-    private void step(long millis) {
-        for (long i = 0; i < millis; i++) {
-            world.advance(1);
         }
     }
 
@@ -96,7 +79,7 @@ class VoidPromiseTest {
         ch.stopReading();
         for (int i = 0; i < 30 && ch.isOpen(); i++) { // the application writes and flushes every 100 ms
             writeVoid(ch, 100);
-            step(100);
+            world.step(100);
         }
         assertFalse(ch.isOpen(), "a peer that reads nothing is closed for WRITE_STALL: " + r.events);
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.WRITE_STALL)), r.events);
@@ -112,10 +95,10 @@ class VoidPromiseTest {
                 r);
         ch.stopReading();
         for (int i = 0; i < 40; i++) { // 4 s of writes every 100 ms, none of which completes
-            step(100);
+            world.step(100);
             writeVoid(ch, 10);
         }
-        step(LATE);
+        world.step(LATE);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
                 WRITER_IDLE_STATE_EVENT), r.events, "IdleStateHandler fires these 4, at 1, 2, 3 and 4 s");
         for (int i = 0; i < 4; i++) {
@@ -124,9 +107,9 @@ class VoidPromiseTest {
         }
 
         ch.readAgain(); // the peer takes it all: the writes complete, at 4.003 s
-        step(999);
+        world.step(999);
         assertEquals(4, r.events.size(), "never early: the writes completed 999 ms ago");
-        step(1 + LATE);
+        world.step(1 + LATE);
         assertEquals(FIRST_WRITER_IDLE_STATE_EVENT, r.events.get(4), "a completed write makes the next one first");
     }
 

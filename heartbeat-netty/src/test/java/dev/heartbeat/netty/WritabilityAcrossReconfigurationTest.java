@@ -9,11 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,30 +32,10 @@ class WritabilityAcrossReconfigurationTest {
             .readerIdle(Duration.ofSeconds(60)).writeStall(Duration.ofSeconds(30)).build();
 
     private final VirtualTime.World world = new VirtualTime.World(3);
-    private final long start = world.ticker.nanoTime();
 
     @AfterEach
     void tearDown() {
         world.close();
-    }
-
-    /** Records the user events that reach it, with the time (virtual ms since the test began). */
-    final class Recorder extends ChannelInboundHandlerAdapter {
-        final List<Object> events = new ArrayList<>();
-        final List<Long> times = new ArrayList<>();
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            events.add(evt);
-            times.add((world.ticker.nanoTime() - start) / 1_000_000);
-        }
-    }
-
-    /** Advances in 1 ms steps, running the channels' tasks after each (the event loop keeps up). */
-    private void step(long millis) {
-        for (long i = 0; i < millis; i++) {
-            world.advance(1);
-        }
     }
 
     private static void writable(EmbeddedChannel ch, boolean writable) {
@@ -68,7 +45,7 @@ class WritabilityAcrossReconfigurationTest {
 
     @Test
     void aSpellThatEndedUnwatchedIsNotCountedIntoTheNextOne() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = world.channel(world.monitor.newHandler(WATCHING), r);
         writable(ch, false); // a spell from 0 s
         world.advance(1_000);
@@ -79,16 +56,16 @@ class WritabilityAcrossReconfigurationTest {
         world.monitor.reconfigure(ch, WATCHING);
         world.advance(400);
         writable(ch, false); // a new spell from 8.4 s
-        step(9_999);
+        world.step(9_999);
         assertTrue(ch.isOpen(), "open 9.999 s into the new spell: " + r.events + " at " + r.times + " ms");
-        step(1 + LATE);
+        world.step(1 + LATE);
         assertFalse(ch.isOpen(), "closed 10 s into the new spell");
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.UNWRITABLE)), r.events);
     }
 
     @Test
     void aSpellThatBeganUnwatchedCountsFromTheReconfigurationThatWatchesIt() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = world.channel(world.monitor.newHandler(WATCHING), r);
         world.advance(1_000);
         world.monitor.reconfigure(ch, NOT_WATCHING);
@@ -96,25 +73,25 @@ class WritabilityAcrossReconfigurationTest {
         writable(ch, false); // a spell from 2 s, unwatched
         world.advance(3_000);
         world.monitor.reconfigure(ch, WATCHING); // watched from 5 s
-        step(9_999);
+        world.step(9_999);
         assertTrue(ch.isOpen(), "never earlier than 10 s after the reconfiguration: " + r.events);
-        step(1 + LATE);
+        world.step(1 + LATE);
         assertFalse(ch.isOpen(), "closed 10 s after the reconfiguration, the spell still on");
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.UNWRITABLE)), r.events);
     }
 
     @Test
     void aSpellWatchedThroughoutKeepsItsStartAcrossReconfigurations() {
-        Recorder r = new Recorder();
+        VirtualTime.Recorder r = world.recorder();
         EmbeddedChannel ch = world.channel(world.monitor.newHandler(WATCHING), r);
         world.advance(1_000);
         writable(ch, false); // a spell from 1 s
         world.advance(4_000);
         world.monitor.reconfigure(ch, HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(90))
                 .maxUnwritable(Duration.ofSeconds(10)).build());
-        step(5_999);
+        world.step(5_999);
         assertTrue(ch.isOpen(), "open 9.999 s into the spell");
-        step(1 + LATE);
+        world.step(1 + LATE);
         assertFalse(ch.isOpen(), "closed 10 s into the spell, which began under the first configuration");
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.UNWRITABLE)), r.events);
     }
