@@ -47,7 +47,7 @@ final class ClosePolicy extends IdlePolicy {
         CloseReason reason = kind == CheckOrder.READER ? CloseReason.READER_IDLE
                 : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
         int serial = h.serial();
-        if (!h.announceClose(ctx, reason, now - lastActivity(h, kind))) {
+        if (!CloseSequence.announce(h, ctx, reason, now - lastActivity(h, kind), true)) {
             return;
         }
         if (withException) {
@@ -57,6 +57,6 @@ final class ClosePolicy extends IdlePolicy {
         if (!h.canStillAct(serial)) {
             return; // a handler reacted to the event or exception (closed, removed or reconfigured): done
         }
-        h.closeWithGoodbye(ctx, reason);
+        CloseSequence.closeWithGoodbye(h, ctx, reason);
     }
 }

@@ -97,10 +97,6 @@ final class GuardState {
      */
     private int stallLookedAt;
 
-    // ---- Worker only. ----
-    /** When the guards next need a look, as the latest judgement found. */
-    long next;
-
     /**
      * The state for a configuration set at {@code now}, carrying over what {@code previous} (or null)
      * knew. The unwritable spell is kept only by a state that watches writability

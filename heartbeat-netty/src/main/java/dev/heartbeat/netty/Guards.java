@@ -8,47 +8,21 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import java.util.List;
+
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.util.ReferenceCountUtil;
 
 /**
- * The lifecycle guards of a configuration, beside its idle policy and on the same wheel entry:
- * maximum connection age (with jitter, grace and a protocol goodbye), write stall and maximum
- * unwritable time; and the drain's action. Immutable, held by the {@link HeartbeatConfig} that sets
- * a guard (null otherwise); the per-channel state is a {@link GuardState} side object.
- *
- * <p>Each guard adds its next look to the entry's re-arm (the earliest of the policy's and the
- * guards' wins), so a channel still has one timer. Every close is decided twice, as the policies'
- * are: the worker finds a guard due from the state the event loop published, and the event loop
- * checks again from its own, current view before it acts, so a guard is never early.
- *
- * <p>Action bits: the guards' are 16-19 of the hand-off word, above the policy's 16.
+ * The lifecycle guards' settings of a configuration: maximum connection age (with jitter, grace and a
+ * protocol goodbye), write stall, maximum unwritable time, and the close veto with its bound.
+ * Immutable, held by the {@link HeartbeatConfig} that sets one (null otherwise); validated by the
+ * builder. The guards' decisions are rules ({@link MaxAgeRule}, {@link WriteStallRule},
+ * {@link UnwritableRule}) and the veto is part of the {@link CloseSequence}; their per-channel state is
+ * a {@link GuardState} side object.
  */
 final class Guards {
 
-    /** The channel reached its maximum age, or its goodbye's next step or its grace is due. */
-    static final int AGE = 1 << 16;
-    /** Bytes are pending and no write completed for a stall look: the event loop checks for a stall. */
-    static final int STALL = 1 << 17;
-    /** The channel has been unwritable for the maximum unwritable time. */
-    static final int UNWRITABLE = 1 << 18;
-    /** The channel's drain slot has come ({@link HeartbeatMonitor#drain}). */
-    static final int DRAIN = 1 << 19;
-    /** A close the veto held is due for its re-check. */
-    static final int RECHECK = 1 << 20;
-    /** All of the above. */
-    static final int BITS = AGE | STALL | UNWRITABLE | DRAIN | RECHECK;
-    /**
-     * How soon after handing an action to a configuration with a close veto the worker looks for the
-     * hold the veto may have asked for (see {@code HeartbeatHandler.lookForAHold}): an extension is
-     * asked again at its end, give or take this.
-     */
-    static final long HOLD_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** How soon the worker looks again at a held close whose re-check it handed over. */
-    static final long RECHECK_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How often {@code holdWhile} asks again while work is in flight. */
     static final long HOLD_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The default bound of a close veto's holds, per episode. */
@@ -61,8 +35,6 @@ final class Guards {
     static final int STALL_LOOKS = 4;
     /** How long the first half of a two-phase goodbye waits for the peer's answer: gRPC's 10 s (at most grace / 2). */
     static final long WARNING_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How long a goodbye write may take when there is no grace, before the channel is closed anyway. */
-    static final long GOODBYE_WRITE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The token of the ping that closes the first half of a two-phase goodbye ("heartbye"). */
     static final long GOODBYE_TOKEN = 0x6865617274627965L;
 
@@ -105,6 +77,20 @@ final class Guards {
      */
     boolean conversationOver(GuardState g) {
         return lastWord && g.phase() == GuardState.SAID;
+    }
+
+    /** Appends the rules these guards need to a configuration's list, in their order of performing. */
+    void addRules(List<Rule> rules) {
+        if (!any()) {
+            return; // a goodbye probe alone serves the drain: no state, no rule
+        }
+        if (maxUnwritableNanos > 0) {
+            rules.add(UnwritableRule.INSTANCE);
+        }
+        if (writeStallNanos > 0) {
+            rules.add(WriteStallRule.INSTANCE);
+        }
+        rules.add(MaxAgeRule.INSTANCE); // also without a max age: a goodbye's grace outlives a reconfiguration
     }
 
     /** Whether any guard or a veto is set (a goodbye probe alone serves the drain, which needs no state). */
@@ -174,97 +160,6 @@ final class Guards {
                 previous, previousGraceNanos - graceNanos);
     }
 
-    /**
-     * Event loop: the earliest a guard needs its first look under these guards, given the state
-     * {@code g} carried over; {@code otherwise} if none needs one sooner.
-     */
-    long firstDeadline(GuardState g, long otherwise) {
-        long first = otherwise;
-        if (maxAgeNanos > 0 || g.phase() != GuardState.LIVING) { // a goodbye's grace outlives a switch without age
-            int phase = g.phase();
-            first = HandlerPolicy.earliest(first, phase == GuardState.LIVING ? g.ageDeadline
-                    : g.goodbyeAt() + (phase == GuardState.WARNED ? warningWaitNanos() : graceNanos));
-        }
-        if (maxUnwritableNanos > 0 && g.unwritable()) {
-            first = HandlerPolicy.earliest(first, g.unwritableSince() + maxUnwritableNanos);
-        }
-        return first;
-    }
-
-    // ------------------------------------------------------------------ worker
-
-    /**
-     * Worker: which guards are due at {@code now}; sets {@link GuardState#next} to when they next need
-     * a look.
-     */
-    int judge(HeartbeatHandler h, GuardState g, Channel channel, long now) {
-        int bits = 0;
-        long next = now + HeartbeatConfig.MAX_TIMEOUT.toNanos();
-        if (maxAgeNanos > 0 || g.phase() != GuardState.LIVING) { // a goodbye's grace outlives a switch without age
-            int phase = g.phase();
-            if (phase == GuardState.LIVING) {
-                if (veto != null && g.held()) {
-                    next = now + maxAgeNanos; // held: its re-check (below) brings the age back
-                } else if (now - g.ageDeadline >= 0) {
-                    bits |= AGE;
-                    next = now + retryNanos(); // by then the event loop has begun the goodbye
-                } else {
-                    next = g.ageDeadline;
-                }
-            } else {
-                long end = g.goodbyeAt() + graceNanos;
-                long step = phase == GuardState.WARNED ? g.goodbyeAt() + warningWaitNanos() : end;
-                if (now - step >= 0) {
-                    bits |= AGE;
-                    next = now + retryNanos();
-                } else {
-                    next = step;
-                }
-                next = HandlerPolicy.earliest(next, end - now > 0 ? end : next);
-            }
-        }
-        if (writeStallNanos > 0) {
-            long look = stallLookNanos();
-            if (pendingBytes(channel) > 0) {
-                bits |= STALL; // the event loop compares the outbound buffer with its last picture
-            }
-            next = HandlerPolicy.earliest(next, now + look);
-        }
-        if (maxUnwritableNanos > 0) {
-            if (g.unwritable()) {
-                long due = g.unwritableSince() + maxUnwritableNanos;
-                if (now - due >= 0) {
-                    if (!channel.isWritable()) {
-                        bits |= UNWRITABLE;
-                    }
-                    next = HandlerPolicy.earliest(next, now + Math.max(1, maxUnwritableNanos / 4));
-                } else {
-                    next = HandlerPolicy.earliest(next, due);
-                }
-            } else {
-                // A channel that turns unwritable after now is stamped by its event loop, and its
-                // deadline (stamp + timeout) is after this next look: found exactly in time.
-                next = HandlerPolicy.earliest(next, now + maxUnwritableNanos);
-            }
-        }
-        if (veto != null && g.held()) {
-            long until = g.heldUntil();
-            if (now - until >= 0) {
-                bits |= RECHECK;
-                next = HandlerPolicy.earliest(next, now + RECHECK_RETRY_NANOS);
-            } else {
-                next = HandlerPolicy.earliest(next, until);
-            }
-        }
-        g.next = next;
-        return bits;
-    }
-
-    /** How soon the worker looks again after handing the event loop a goodbye step. */
-    private long retryNanos() {
-        return graceNanos == 0 ? GOODBYE_WRITE_WAIT_NANOS : twoPhase ? warningWaitNanos() : graceNanos;
-    }
-
     /** Epoll's option class, and the pool name of its {@code TCP_NOTSENT_LOWAT}: looked up, no dependency on epoll. */
     private static final String EPOLL_OPTIONS = "io.netty.channel.epoll.EpollChannelOption";
     private static final String NOTSENT_LOWAT = EPOLL_OPTIONS + "#TCP_NOTSENT_LOWAT";
@@ -320,150 +215,5 @@ final class Guards {
     static long pendingBytes(Channel channel) {
         ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
         return buf == null ? 0 : buf.totalPendingWriteBytes();
-    }
-
-    // ------------------------------------------------------------------ event loop
-
-    /**
-     * Event loop: carries out the guard {@code bits} (not DRAIN, which the handler runs), each checked
-     * again from the event loop's current view. The handler has checked that it may act.
-     */
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, GuardState g, int bits, long now) {
-        Channel channel = ctx.channel();
-        int serial = h.serial();
-        if ((bits & UNWRITABLE) != 0 && g.unwritable() && !channel.isWritable()
-                && now - g.unwritableSince() >= maxUnwritableNanos) {
-            if (h.announceClose(ctx, CloseReason.UNWRITABLE, now - g.unwritableSince())) {
-                h.goodbyeOnce(ctx, CloseReason.UNWRITABLE); // not waited for: it queues behind unread bytes
-                h.closeOnce(ctx);
-            }
-            return;
-        }
-        if ((bits & STALL) != 0) {
-            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
-            if (buf != null && g.stalled(System.identityHashCode(buf.current()), buf.totalPendingWriteBytes(),
-                    buf.currentProgress(), h.lastWriteOpaque(), now, writeStallNanos)) {
-                if (h.announceClose(ctx, CloseReason.WRITE_STALL, g.stallNanos(now))) {
-                    h.goodbyeOnce(ctx, CloseReason.WRITE_STALL); // not waited for: it queues behind unread bytes
-                    h.closeOnce(ctx);
-                }
-                return;
-            }
-        }
-        if ((bits & AGE) != 0 && h.canStillAct(serial)) {
-            age(h, ctx, g, now);
-        }
-    }
-
-    private void age(HeartbeatHandler h, ChannelHandlerContext ctx, GuardState g, long now) {
-        int phase = g.phase();
-        if (phase == GuardState.LIVING) {
-            if (now - g.ageDeadline < 0) {
-                return;
-            }
-            int serial = h.serial();
-            int veto = h.consultVeto(ctx, CloseReason.MAX_AGE, now);
-            if (veto == HeartbeatHandler.VETO_HELD || !h.canStillAct(serial)) {
-                return; // held for a while; or the veto closed, removed or reconfigured
-            }
-            if (veto == HeartbeatHandler.VETO_CLOSE_NOW || h.goodbyeSaid()) {
-                // Told its goodbye under an earlier configuration (whose grace a switch to one without
-                // guards did not keep): not told again; the age closes it now.
-                if (h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
-                    h.closeOnce(ctx);
-                }
-                return;
-            }
-            ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.MAX_AGE, Duration.ofNanos(graceNanos)));
-            if (!h.canStillAct(serial)) {
-                return; // the application closed, removed or reconfigured in reaction
-            }
-            if (twoPhase && warn(h, ctx, g, now)) {
-                return;
-            }
-            h.goodbyeBegun();
-            g.goodbyeBegan(GuardState.SAID, now);
-            ChannelFuture written = sayGoodbye(h, ctx, goodbye, CloseReason.MAX_AGE);
-            if (graceNanos == 0 && h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth, false)) {
-                h.closeAfter(ctx, written); // (the veto was asked before the goodbye)
-            }
-            return;
-        }
-        long at = g.goodbyeAt();
-        if (now - (at + graceNanos) >= 0) {
-            if (h.announceClose(ctx, CloseReason.MAX_AGE, now - g.birth)) {
-                h.closeOnce(ctx);
-            }
-        } else if (phase == GuardState.WARNED && now - (at + warningWaitNanos()) >= 0) {
-            finish(h, ctx, g); // no answer to the goodbye's ping in time: the final half anyway
-        }
-    }
-
-    /** Event loop: the first half of a two-phase goodbye; false if the probe has none to give now. */
-    private boolean warn(HeartbeatHandler h, ChannelHandlerContext ctx, GuardState g, long now) {
-        Object warning;
-        Object ping;
-        try {
-            warning = goodbye.newGoodbyeWarning(ctx, CloseReason.MAX_AGE);
-            if (warning == null) {
-                return false;
-            }
-            ping = goodbye.newPing(ctx, GOODBYE_TOKEN);
-        } catch (Throwable t) {
-            h.monitor().actionFailed(h, t);
-            return false;
-        }
-        h.goodbyeBegun();
-        g.goodbyeBegan(GuardState.WARNED, now);
-        ctx.write(warning);
-        ctx.writeAndFlush(ping);
-        return true;
-    }
-
-    /** Event loop: the final half of a two-phase goodbye. */
-    private void finish(HeartbeatHandler h, ChannelHandlerContext ctx, GuardState g) {
-        g.goodbyeSaid();
-        sayGoodbye(h, ctx, goodbye, CloseReason.MAX_AGE);
-    }
-
-    /**
-     * Event loop, on the read path while a two-phase goodbye waits: consumes the answer to the
-     * goodbye's ping and sends the final half. The answer proves the peer has seen the first half, so
-     * every stream it opened before is known, as gRPC's server reasons.
-     *
-     * @return whether {@code msg} was that answer (released here)
-     */
-    boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, GuardState g, Object msg) {
-        if (g.phase() != GuardState.WARNED || !goodbye.isAnswer(msg) || goodbye.tokenOf(msg) != GOODBYE_TOKEN) {
-            return false;
-        }
-        ReferenceCountUtil.release(msg);
-        finish(h, ctx, g);
-        return true;
-    }
-
-    /** Event loop: writes and flushes {@code probe}'s goodbye for {@code reason}; null if there is none. */
-    static ChannelFuture sayGoodbye(HeartbeatHandler h, ChannelHandlerContext ctx, Probe probe, CloseReason reason) {
-        if (probe == null) {
-            return null;
-        }
-        Object bye;
-        try {
-            bye = probe.newGoodbye(ctx, reason);
-        } catch (Throwable t) {
-            h.monitor().actionFailed(h, t);
-            return null;
-        }
-        return bye == null ? null : ctx.writeAndFlush(bye);
-    }
-
-    /**
-     * Event loop: closes {@code ctx}'s channel once {@code written} (a goodbye's write) completes,
-     * and at most {@link #GOODBYE_WRITE_WAIT_NANOS} later if the write hangs (a peer that reads
-     * nothing). One scheduled task per close.
-     */
-    static void closeWhenWritten(ChannelHandlerContext ctx, ChannelFuture written) {
-        written.addListener(f -> ctx.close());
-        ctx.executor().schedule(() -> ctx.close(), GOODBYE_WRITE_WAIT_NANOS, TimeUnit.NANOSECONDS);
     }
 }

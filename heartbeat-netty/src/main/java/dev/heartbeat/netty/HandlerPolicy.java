@@ -8,27 +8,28 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 
 /**
- * What a policy decides when a channel's entry comes due, and what it then does on the channel's
- * event loop. One stateless instance per policy, held by every {@link HeartbeatConfig} of that
- * policy; the per-channel state is the handler's, read and written through its named accessors
- * (and, for the state only some policies need, its side object). Adding a policy is adding a
- * subclass; the handler and the monitor never ask which policy they run.
+ * The main policy, the last of a configuration's {@link Rule}s: what it decides when a channel's
+ * entry comes due, and what it then does on the channel's event loop. One stateless instance per
+ * policy, held by every {@link HeartbeatConfig} of that policy; the per-channel state is the
+ * handler's, read and written through its named accessors (and, for the state only some policies
+ * need, its side object). Adding a policy is adding a subclass; the handler and the monitor never
+ * ask which policy they run.
  *
  * <p>Threads: {@link #start} and {@link #judge} run on the monitor's worker, {@link #perform} and
  * {@link #sideFor} on the channel's event loop, the rest on any thread (they read only the
  * configuration).
  */
-abstract class HandlerPolicy {
+abstract class HandlerPolicy extends Rule {
 
     /* Implementation notes: why judge returns the verdict and re-arms through the handler.
      *
      * A judgement has two results: the action bits for the event loop and the time of the next
-     * check. The bits are returned (an int), and the policy re-arms the entry itself, through
-     * HeartbeatHandler.checkAgainAt, as the last step of every path through judge. The alternatives
-     * cost more: a verdict parked on a shared scratch field (the monitor's, before) is state every
-     * policy must remember to clear, a deadline kept in a handler field for the caller would grow
-     * every handler by 8 bytes, and a result object would allocate at every check. Every path
-     * through a judge ends in `return verdict(h, next, bits)`, which does both.
+     * check. The bits are returned (an int), and the next look is asked for through
+     * HeartbeatHandler.lookAt, which keeps the earliest of every rule's in the worker's scratch (the
+     * engine resets it before the rules judge, so no rule has to remember to clear it). A deadline
+     * kept in a handler field would grow every handler by 8 bytes, and a result object would
+     * allocate at every check. Every path through a judge ends in `return verdict(h, next, bits)`,
+     * which does both.
      */
 
     /** The public name of this policy. */
@@ -68,6 +69,7 @@ abstract class HandlerPolicy {
      *
      * @return the action bits for {@link #perform} (at most the low 16 bits), 0 for none
      */
+    @Override
     abstract int judge(HeartbeatHandler h, BoundConfig bound, long now);
 
     /**
@@ -75,6 +77,7 @@ abstract class HandlerPolicy {
      * configuration, checking again from the current stamps first (the worker judged from older
      * ones). The handler has checked that it is active and the channel open.
      */
+    @Override
     abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now);
 
     /**
@@ -86,17 +89,21 @@ abstract class HandlerPolicy {
         return 0;
     }
 
-    /** Worker: ends a judgement: the entry is next checked at {@code next}; returns {@code bits}. */
+    /** Worker: ends a judgement: the next look at {@code next} (or sooner: another rule's); returns {@code bits}. */
     static int verdict(HeartbeatHandler h, long next, int bits) {
-        h.checkAgainAt(next);
+        h.lookAt(next);
         return bits;
     }
 
-    static long latest(long a, long b) {
-        return a - b >= 0 ? a : b;
+    /** The main policy's bits are the low 16 of the hand-off word. */
+    @Override
+    final int bits() {
+        return ActionBits.POLICY;
     }
 
-    static long earliest(long a, long b) {
-        return a - b <= 0 ? a : b;
+    /** An idle policy waits for the peer's traffic: it rests once a goodbye ended the conversation. */
+    @Override
+    final boolean restsAfterLastWord() {
+        return true;
     }
 }

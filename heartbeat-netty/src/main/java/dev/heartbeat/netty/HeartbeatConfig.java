@@ -123,6 +123,14 @@ public final class HeartbeatConfig {
     /** Whether writes matter to this configuration: the write path listens only then. */
     final boolean tracksWrites;
     /**
+     * The rules this configuration compiles to, in the order they are performed (see {@link Rule}):
+     * the drain, the guards', the overload's, and the main policy last; made once, shared by every
+     * channel of the configuration.
+     */
+    private final Rule[] rules;
+    /** The rules that look at inbound messages (see {@link Rule#onInbound}); those of {@link #rules}. */
+    private final Rule[] inboundRules;
+    /**
      * The settings this configuration was built from: a private copy, never changed, the one source of
      * every derived configuration ({@link #toBuilder}), so that a derivation copies every setting, and
      * a setting added to the builder is carried over without a line of its own.
@@ -166,6 +174,34 @@ public final class HeartbeatConfig {
         this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
         this.tracksReads = policy.tracksReads(this);
         this.tracksWrites = policy.tracksWrites(this) || (guards != null && guards.writeStallNanos > 0);
+        this.rules = compileRules();
+        this.inboundRules = guards != null && guards.twoPhase ? new Rule[] {MaxAgeRule.INSTANCE} : new Rule[0];
+    }
+
+    /** The ordered list of rules this configuration uses (see {@link #rules}). */
+    private Rule[] compileRules() {
+        java.util.List<Rule> list = new java.util.ArrayList<>(6);
+        list.add(DrainRule.INSTANCE); // every channel can be drained: a drain is terminal
+        if (guards != null) {
+            guards.addRules(list);
+        }
+        if (OverloadRule.applies(this)) {
+            list.add(OverloadRule.INSTANCE);
+        }
+        if (policyTracks) {
+            list.add(policy);
+        }
+        return list.toArray(new Rule[0]);
+    }
+
+    /** The rules of this configuration, in the order they are performed (shared: never changed). */
+    Rule[] rules() {
+        return rules;
+    }
+
+    /** The rules that inspect inbound messages (shared: never changed). */
+    Rule[] inboundRules() {
+        return inboundRules;
     }
 
     /**

@@ -20,8 +20,9 @@ import io.netty.channel.DefaultChannelPromise;
 import io.netty.util.concurrent.EventExecutor;
 
 // Over 500 lines (listed in checkstyle.xml): the channel's one object and wheel entry: its lifecycle, hot path,
-// sequence lock, hand-off and close sequence share the 96-byte layout and its ownership rules; the rules it still
-// calls by hand move out with the rule engine of issue 26.
+// sequence lock, hand-off and the state accessors the rules use share the 96-byte layout and its ownership rules,
+// each field documented with its thread and access mode. The decisions are the rules' (Rule), the closes the
+// CloseSequence's.
 /**
  * The per-channel handler: records activity on the event loop and is, at the same time, the
  * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
@@ -32,9 +33,9 @@ import io.netty.util.concurrent.EventExecutor;
  *
  * <p>The handler holds the channel's state and runs its lifecycle, the hot path and the hand-off;
  * what to decide when the entry comes due, and what to do about it on the event loop, is the
- * configuration's {@link HandlerPolicy} ({@link EventPolicy}, {@link ClosePolicy},
- * {@link PingPolicy}), which reads and writes this state through the named accessors below, each
- * saying its thread and access mode. Three threads meet here, each field says which:
+ * configuration's list of {@link Rule}s (its main {@link HandlerPolicy}, the drain, the guards, the
+ * overload), which read and write this state through the named accessors below, each saying its
+ * thread and access mode; every close goes through the {@link CloseSequence}. Three threads meet here, each field says which:
  * <ul>
  * <li>the channel's <b>event loop</b> stamps activity (opaque stores of ticker readings) and runs
  *     the actions the worker hands it ({@link #perform});</li>
@@ -61,11 +62,11 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         permits HeartbeatHandler.Duplex {
 
     /**
-     * The hand-off word: the policy's action bits (0-15), the guards' ({@link Guards#BITS}, 16-20), the
-     * overload close ({@link Overload#CLOSE}, 21), the ping policy's {@link #ON_WIRE} flag (22), and
-     * above them a 9-bit tag of the configuration serial the bits were judged under.
+     * The hand-off word: the rules' action bits (0-21, see {@link ActionBits}), the ping policy's
+     * {@link #ON_WIRE} flag (22), and above them a 9-bit tag of the configuration serial the bits were
+     * judged under.
      */
-    private static final int POLICY_BITS = 0xFFFF;
+    private static final int POLICY_BITS = ActionBits.POLICY;
     /**
      * Ping policy: the event loop wrote the ping the worker decided last, and its write has not failed.
      * Set by the event loop when it writes a ping; cleared by the worker when it decides one, and by
@@ -78,12 +79,6 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private static final int TAG_SHIFT = 23;
     private static final int TAG_BITS = 0x1FF;
 
-    /** {@link #consultVeto}: the close goes ahead. */
-    static final int VETO_PROCEED = 0;
-    /** {@link #consultVeto}: the close is held until its re-check. */
-    static final int VETO_HELD = 1;
-    /** {@link #consultVeto}: the close goes ahead at once (no goodbye, no grace). */
-    static final int VETO_CLOSE_NOW = 2;
     /** An answer deadline's coalescing window is the configuration's divided by 2^this. */
     static final int ANSWER_WINDOW_SHIFT = 2;
 
@@ -399,16 +394,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      */
     private long firstCheck(HeartbeatConfig cfg, long now) {
         long first = now + cfg.shortestNanos;
-        if (cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g) {
-            // A guard may be due already (a 50 s old channel switched to a 20 s max age): then now, not
-            // in the past, where the worker would take the check's lateness for a stall of its own.
-            first = HandlerPolicy.latest(HandlerPolicy.earliest(first, cfg.guards.firstDeadline(g, first)), now);
+        for (Rule rule : cfg.rules()) {
+            first = rule.firstLook(this, cfg, first, now);
         }
-        double factor = config.monitor.overloadFactor();
-        if (factor < 1 && Overload.applies(cfg)) { // started or switched during an overload: its scaled timeout
-            first = Overload.nextDeadline(this, cfg, factor, first);
-        }
-        return first;
+        // A rule may be due already (a 50 s old channel switched to a 20 s max age): then now, not in the
+        // past, where the worker would take the check's lateness for a stall of its own.
+        return Rule.latest(first, now);
     }
 
     /** The handler's executor: counts a read now, as {@code IdleStateHandler.resetReadTimeout()}. */
@@ -615,34 +606,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     }
 
     /**
-     * Worker, from the judgement of this entry's expiry: the entry comes due next at {@code next}, or
-     * sooner if a guard or the channel's drain slot needs it sooner.
+     * Worker, from a rule's judgement of this entry's expiry: the rule needs its next look at
+     * {@code next}. The entry comes due at the earliest of the looks its rules ask for (see
+     * {@link #judge}); the drain's slot is folded in by {@link #coalesce}, as for every placement.
      */
-    void checkAgainAt(long next) {
-        GuardState g = SIDE.getOpaque(this) instanceof GuardState s ? s : null;
-        if (g != null) {
-            next = HandlerPolicy.earliest(next, g.next);
-        }
-        HeartbeatMonitor monitor = monitor();
-        double factor = monitor.overloadFactor();
-        if (factor < 1) {
-            HeartbeatConfig cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
-            if (Overload.applies(cfg)) {
-                long over = Overload.nextDeadline(this, cfg, factor, Long.MAX_VALUE);
-                long now = monitor.judgingAt();
-                if (over != Long.MAX_VALUE && over - now <= 0) {
-                    // Idle beyond the scaled timeout: this judgement decided the close. The next look is
-                    // for its outcome: when a hold of the veto ends, or shortly (the event loop found
-                    // traffic, or closed). Never a deadline in the past, which would expire every cycle.
-                    over = g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil()
-                            : now + Guards.RECHECK_RETRY_NANOS; // (a hold that ended is re-checked: Guards.judge)
-                }
-                if (over != Long.MAX_VALUE) {
-                    next = HandlerPolicy.earliest(next, over);
-                }
-            }
-        }
-        monitor.worker.rearm(this, next); // the drain's slot is folded in by coalesce, as for every placement
+    void lookAt(long next) {
+        monitor().lookAt(next);
     }
 
     /** Worker only: this channel is to be drained at {@code slot} of the monitor's drain (see {@link #DRAIN_SLOTS}). */
@@ -652,6 +621,15 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     private int drainSlot() {
         return (judgement & DRAIN_SLOT_BITS) >>> DRAIN_SLOT_SHIFT;
+    }
+
+    /** Worker only ({@link DrainRule}): whether this channel's drain slot has come; it is then no longer draining. */
+    boolean takeDrainSlotIfDue(long now) {
+        if (judgement < 0 && now - monitor().drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
+            judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
+            return true;
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ event loop: the hot path
@@ -690,10 +668,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
                 backOff(bound, ctx);
                 return false; // the goodbye goes on to the application and the codec
             }
-            if (side instanceof GuardState g) {
-                if (g.phase() == GuardState.WARNED && bound.config.guards.onInbound(this, ctx, g, msg)) {
+            for (Rule rule : bound.config.inboundRules()) {
+                if (rule.onInbound(this, ctx, bound.config, msg)) {
                     return true;
                 }
+            }
+            if (side instanceof GuardState g) {
                 side = g.inner;
             }
             return bound.matchesAnswers && side instanceof ProbeState probe
@@ -789,46 +769,30 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     int judge(BoundConfig bound, long now) {
         judgement &= ~STALL_GRACE; // judged at last: a later stall may defer it again
         HeartbeatConfig cfg = bound.config;
+        HeartbeatMonitor monitor = bound.monitor;
+        monitor.startLooks(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // no rule needs a look later than this
+        boolean over = conversationOver(cfg);
         int bits = 0;
-        boolean over = false;
-        if (cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g) {
-            bits = cfg.guards.judge(this, g, ctx.channel(), now);
-            over = cfg.guards.conversationOver(g);
+        for (Rule rule : cfg.rules()) {
+            if (!(over && rule.restsAfterLastWord())) {
+                bits |= rule.judge(this, bound, now);
+            }
         }
-        if (judgement < 0 && now - bound.monitor.drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
-            judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
-            bits |= Guards.DRAIN;
+        bits |= CloseSequence.judgeHold(this, cfg, now);
+        if (bits != 0) {
+            CloseSequence.lookForAHold(this, cfg, now);
         }
-        double factor = bound.monitor.overloadFactor();
-        if (factor < 1 && Overload.applies(cfg) && Overload.idleKind(this, cfg, factor, now) >= 0) {
-            bits |= Overload.CLOSE;
-        }
-        if (cfg.policyTracks && !over) {
-            bits |= cfg.policy.judge(this, bound, now); // the policy re-arms (through checkAgainAt)
-        } else {
-            checkAgainAt(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // the guards' next look, or the drain's
-        }
-        if (bits != 0 && cfg.guards != null && cfg.guards.veto != null) {
-            lookForAHold(now);
-        }
+        monitor.worker.rearm(this, monitor.takeLooks()); // the earliest look any rule asked for
         return bits;
     }
 
     /**
-     * Worker, after a judgement that hands actions to a configuration with a close veto: the veto
-     * answers on the event loop, and a hold it asks for may end before the entry's next look (an
-     * extension of 1 s under a 10 s idle timeout). So the entry looks again shortly
-     * ({@link Guards#HOLD_LOOK_NANOS}), when it finds the hold and re-arms for its end
-     * ({@link Guards#judge}); a close held until later needs no look.
+     * Any thread: whether the channel has said a goodbye after which the peer answers nothing (see
+     * {@link Probe#goodbyeEndsConversation}): the rules that wait for the peer then rest, and the
+     * grace's end closes the channel.
      */
-    private void lookForAHold(long now) {
-        long soon = now + Guards.HOLD_LOOK_NANOS;
-        // A hold still running needs no look: its end is the entry's next; one that ended is being re-checked,
-        // and the veto may hold it again.
-        if (SIDE.getOpaque(this) instanceof GuardState g && !(g.held() && g.heldUntil() - now > 0)
-                && deadline() - soon > 0) {
-            monitor().worker.rearm(this, soon);
-        }
+    private boolean conversationOver(HeartbeatConfig cfg) {
+        return cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g && cfg.guards.conversationOver(g);
     }
 
     /** Worker: whether to defer a check that came due {@code lateness} ns late because the worker stalled. */
@@ -870,7 +834,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         do {
             old = (int) ACTIONS.getVolatile(this);
             pending = old & ~ON_WIRE;
-        } while (!ACTIONS.compareAndSet(this, old, (old & ON_WIRE) | (pending & Guards.DRAIN)
+        } while (!ACTIONS.compareAndSet(this, old, (old & ON_WIRE) | (pending & ActionBits.DRAIN)
                 | (pending != 0 && pending >>> TAG_SHIFT == word >>> TAG_SHIFT ? pending | word : word)));
         return pending;
     }
@@ -885,7 +849,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     protected long coalesce(long deadline) {
         BoundConfig bound = (BoundConfig) CONFIG.getAcquire(this);
         if (judgement < 0) { // DRAINING: every placement (a re-arm, a move, a request of a reconfiguration)
-            deadline = HandlerPolicy.earliest(deadline, bound.monitor.drainTime(drainSlot())); // keeps the slot
+            deadline = Rule.earliest(deadline, bound.monitor.drainTime(drainSlot())); // keeps the slot
         }
         long window = bound.monitor.coalescingWindow(bound.config);
         if ((judgement & ANSWER_PHASE) != 0) {
@@ -925,7 +889,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         }
         HeartbeatMonitor monitor = config.monitor;
         boolean stale = word >>> TAG_SHIFT != tagOf(serial());
-        if (stale && (word & Guards.DRAIN) == 0) {
+        if (stale && (word & ActionBits.DRAIN) == 0) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
             return;
         }
@@ -933,92 +897,31 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             return;
         }
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
-        // read data just now) is checked again by the policy, as IdleStateHandler's tasks check on the loop.
+        // read data just now) is checked again by each rule, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config.config;
         long now = monitor.ticker.nanoTime();
+        int bits = stale ? ActionBits.DRAIN : word; // a drain is terminal: it closes whatever the configuration
+        if ((bits & ActionBits.RECHECK) != 0) {
+            bits |= CloseSequence.takeHeld(this); // the held closes, performed again, each from the current stamps
+        }
         GuardState g = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState s ? s : null;
-        int bits = stale ? Guards.DRAIN : word; // a drain is terminal: it closes whatever the configuration
-        if (g != null && (bits & Guards.RECHECK) != 0) {
-            bits |= g.takeHeld(); // the held closes, performed again: each checks from the current stamps
-        }
-        int guardBits = bits & Guards.BITS & ~Guards.RECHECK;
-        int policyBits = bits & POLICY_BITS;
+        boolean over = g != null && cfg.guards.conversationOver(g);
         int serial = serial();
-        if ((guardBits & Guards.DRAIN) != 0) {
-            drain(ctx);
-            return;
-        }
-        if (guardBits != 0 && g != null) {
-            g.performing = guardBits;
-            cfg.guards.perform(this, ctx, g, guardBits, now);
-        }
-        if ((bits & Overload.CLOSE) != 0 && canStillAct(serial)) {
-            if (g != null) {
-                g.performing = Overload.CLOSE;
+        for (Rule rule : cfg.rules()) {
+            int mine = bits & rule.bits();
+            if (mine == 0 || !canStillAct(serial) || (over && rule.restsAfterLastWord())) {
+                continue;
             }
-            Overload.perform(this, ctx, cfg, monitor.overloadFactor(), now);
-        }
-        if (policyBits != 0 && canStillAct(serial) && (g == null || !cfg.guards.conversationOver(g))) {
             if (g != null) {
-                g.performing = policyBits;
+                g.performing = mine; // what a hold of the veto holds, and performs again at its re-check
             }
-            cfg.policy.perform(this, ctx, cfg, policyBits, now);
+            rule.perform(this, ctx, cfg, mine, now);
+            if ((mine & ActionBits.DRAIN) != 0) {
+                break; // terminal: whatever the drain's close sequence did, nothing else acts on this verdict
+            }
         }
         if (g != null && g.holding && !g.held()) {
             g.holding = false; // the episode ended: closed, or no longer due (traffic came)
-        }
-    }
-
-    /**
-     * Event loop: asks the configuration's {@link CloseVeto}, if it has one, about a close for
-     * {@code reason} (never for DRAIN or PING_ABUSE); a close already held waits for its re-check
-     * without asking, and one held for the bound goes ahead without asking.
-     *
-     * @return {@link #VETO_PROCEED}, {@link #VETO_HELD} or {@link #VETO_CLOSE_NOW}
-     */
-    int consultVeto(ChannelHandlerContext ctx, CloseReason reason, long now) {
-        HeartbeatConfig cfg = config.config;
-        if (cfg.guards == null || cfg.guards.veto == null || reason == CloseReason.DRAIN
-                || reason == CloseReason.PING_ABUSE || !(SIDE.getOpaque(this) instanceof GuardState g)) {
-            return VETO_PROCEED;
-        }
-        if (g.held()) {
-            g.hold(g.heldUntil(), now); // joins the held closes: one re-check for all
-            return VETO_HELD;
-        }
-        long limit = cfg.guards.maxHoldNanos;
-        if (g.holding && now - g.heldSince >= limit) {
-            config.monitor.closeHoldExpired();
-            return VETO_PROCEED; // held for the bound: a dead peer is not kept forever
-        }
-        CloseDecision decision;
-        try {
-            decision = cfg.guards.veto.beforeClose(ctx.channel(), reason);
-        } catch (Throwable t) {
-            config.monitor.actionFailed(this, t);
-            return VETO_PROCEED;
-        }
-        if (decision == null || decision.extendNanos() == 0) {
-            return decision != null && decision.closesNow() ? VETO_CLOSE_NOW : VETO_PROCEED;
-        }
-        long since = g.holding ? g.heldSince : now;
-        g.hold(HandlerPolicy.earliest(now + decision.extendNanos(), since + limit), now);
-        config.monitor.closeHeld();
-        return VETO_HELD;
-    }
-
-    /**
-     * Event loop: this channel's drain slot came: the goodbye event, the close event, the protocol
-     * goodbye, and the close once the goodbye is written. A channel that was told its goodbye already
-     * (max age, in its grace) is not told again; the drain's window still bounds its close.
-     */
-    private void drain(ChannelHandlerContext ctx) {
-        int serial = serial();
-        if (!goodbyeSaid()) {
-            ctx.fireUserEventTriggered(new HeartbeatGoodbyeEvent(CloseReason.DRAIN, java.time.Duration.ZERO));
-        }
-        if (canStillAct(serial) && announceClose(ctx, CloseReason.DRAIN, 0, false)) {
-            closeWithGoodbye(ctx, CloseReason.DRAIN); // (else the application closed, removed or reconfigured)
         }
     }
 
@@ -1032,89 +935,19 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         raise(GOODBYE_BEGUN);
     }
 
-    /**
-     * Event loop: the end of the close sequence, for a close announced for {@code reason}
-     * ({@link #announceClose}): the protocol's goodbye with the reason ({@link #goodbyeOnce}), and the
-     * close once it is written, at most {@link Guards#GOODBYE_WRITE_WAIT_NANOS} later.
-     */
-    void closeWithGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
-        closeAfter(ctx, goodbyeOnce(ctx, reason));
-    }
-
-    /**
-     * Event loop: writes and flushes the configuration's goodbye probe's goodbye for {@code reason}
-     * (HTTP/2 GOAWAY, WebSocket Close, a line: see {@link Probe#newGoodbye}), unless the channel has
-     * none or was told one already: a goodbye is said at most once per channel, whoever closes.
-     *
-     * @return the goodbye's write, or null if none was written
-     */
-    ChannelFuture goodbyeOnce(ChannelHandlerContext ctx, CloseReason reason) {
-        Guards guards = config.config.guards;
-        if (guards == null || guards.goodbye == null || goodbyeSaid()) {
-            return null;
-        }
-        goodbyeBegun();
-        if (SIDE.getOpaque(this) instanceof GuardState g) {
-            g.goodbyeBegan(GuardState.SAID, config.ticker.nanoTime());
-        }
-        return Guards.sayGoodbye(this, ctx, guards.goodbye, reason);
-    }
-
     /** Event loop: whether an action may still run: the handler is active and the channel open. */
     private boolean canAct() {
         return lifecycle() == ACTIVE && ctx.channel().isOpen();
     }
 
     /**
-     * Event loop: counts a close for {@code reason}, logs it at DEBUG and fires its
-     * {@link HeartbeatCloseEvent} down the pipeline.
-     *
-     * @return whether the close should still go ahead (a handler may have closed, removed or
-     *     reconfigured in reaction to the event)
+     * Event loop, as the {@link CloseSequence} closes the channel: the handler is done and its entry
+     * leaves the wheel now, not at channelInactive (as ReadTimeoutHandler closes once).
      */
-    boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos) {
-        return announceClose(ctx, reason, idleNanos, true);
-    }
-
-    /**
-     * {@link #announceClose(ChannelHandlerContext, CloseReason, long)}, asking the close veto first
-     * if {@code askVeto} (not when the caller asked it already).
-     */
-    boolean announceClose(ChannelHandlerContext ctx, CloseReason reason, long idleNanos, boolean askVeto) {
-        int serial = serial();
-        if (askVeto && consultVeto(ctx, reason, config.ticker.nanoTime()) == VETO_HELD) {
-            return false; // held: the re-check performs this close again
-        }
-        if (!canStillAct(serial)) {
-            return false; // the veto closed, removed or reconfigured
-        }
-        config.monitor.closing(this, reason, idleNanos);
-        ctx.fireUserEventTriggered(HeartbeatCloseEvent.of(reason));
-        return canStillAct(serial);
-    }
-
-    /** Event loop: closes once, as ReadTimeoutHandler does: the entry leaves the wheel now, not at channelInactive. */
-    void closeOnce(ChannelHandlerContext ctx) {
+    void retire() {
         lifecycle(DESTROYED);
         config.monitor.channelClosed();
         config.monitor.worker.cancel(this);
-        ctx.close();
-    }
-
-    /**
-     * Event loop: closes once {@code written} (a goodbye; null for none) is written, and at most
-     * {@link Guards#GOODBYE_WRITE_WAIT_NANOS} later if its write hangs (a peer that reads nothing).
-     * The entry leaves the wheel now, as with {@link #closeOnce}.
-     */
-    void closeAfter(ChannelHandlerContext ctx, ChannelFuture written) {
-        if (written == null || written.isDone()) {
-            closeOnce(ctx);
-            return;
-        }
-        lifecycle(DESTROYED);
-        config.monitor.channelClosed();
-        config.monitor.worker.cancel(this);
-        Guards.closeWhenWritten(ctx, written);
     }
 
     // ------------------------------------------------------------------ pass-through

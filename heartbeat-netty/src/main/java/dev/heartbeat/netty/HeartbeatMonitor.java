@@ -308,12 +308,24 @@ public final class HeartbeatMonitor implements AutoCloseable {
         return spread;
     }
 
-    /**
-     * Worker, inside an expiry: the time the expiry is judged at (the {@code now} the handler's
-     * judgement got), so that a re-arm can tell a deadline already past from one to come.
-     */
-    long judgingAt() {
-        return judge.cycleNow;
+    /** Worker only: the earliest next look the rules of the entry being judged asked for (see {@link #lookAt}). */
+    private long nextLook;
+
+    /** Worker, as a judgement begins: no rule has asked for a look yet; {@code latest} if none does. */
+    void startLooks(long latest) {
+        nextLook = latest;
+    }
+
+    /** Worker, from a rule's judgement: the entry being judged needs a look at {@code at} (the earliest wins). */
+    void lookAt(long at) {
+        if (at - nextLook < 0) {
+            nextLook = at;
+        }
+    }
+
+    /** Worker, as a judgement ends: when the entry comes due next. */
+    long takeLooks() {
+        return nextLook;
     }
 
     /** Worker: gives every channel in the wheel its drain slot, and moves its entry there if that is sooner. */
@@ -708,11 +720,11 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 continue;
             }
             HeartbeatConfig cfg = h.config();
-            if (factor < 1 && Overload.applies(cfg)) {
-                long at = Overload.nextDeadline(h, cfg, factor, h.deadline());
+            if (factor < 1 && OverloadRule.applies(cfg)) {
+                long at = OverloadRule.nextDeadline(h, cfg, factor, h.deadline());
                 if (at - h.deadline() < 0) {
                     // Not in the past: a check that comes due late counts as a stall of the worker.
-                    worker.move(h, HandlerPolicy.latest(at, now));
+                    worker.move(h, Rule.latest(at, now));
                 }
             }
         }

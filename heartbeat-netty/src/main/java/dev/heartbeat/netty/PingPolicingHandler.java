@@ -101,7 +101,7 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
             ctx.close();
         } else {
             // From the tail, so every encoder sees it, as Heartbeat's pings are written.
-            Guards.closeWhenWritten(ctx, ctx.channel().writeAndFlush(goodbye));
+            CloseSequence.closeWhenWritten(ctx, ctx.channel().writeAndFlush(goodbye));
         }
     }
 

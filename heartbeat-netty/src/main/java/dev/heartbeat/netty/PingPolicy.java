@@ -340,9 +340,8 @@ final class PingPolicy extends HandlerPolicy {
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
         if ((bits & READER_IDLE_CLOSE) != 0) {
-            if (!busy && now - read >= cfg.readerCloseNanos
-                    && h.announceClose(ctx, CloseReason.READER_IDLE, now - read)) {
-                h.closeWithGoodbye(ctx, CloseReason.READER_IDLE);
+            if (!busy && now - read >= cfg.readerCloseNanos) {
+                CloseSequence.close(h, ctx, CloseReason.READER_IDLE, now - read);
             }
             return; // else read since the verdict: the worker sees it and waits
         }
@@ -353,11 +352,11 @@ final class PingPolicy extends HandlerPolicy {
                 // last ping could not be written (then written is the attempt) and the peer talked since.
                 return;
             }
-            if (h.announceClose(ctx, CloseReason.PING_TIMEOUT, now - read)) {
+            if (CloseSequence.announce(h, ctx, CloseReason.PING_TIMEOUT, now - read, true)) {
                 if (cfg.tuner != null) {
                     AdaptiveInterval.lost(h, cfg, ctx.channel()); // died while idle, if the ping probed that
                 }
-                h.closeWithGoodbye(ctx, CloseReason.PING_TIMEOUT);
+                CloseSequence.closeWithGoodbye(h, ctx, CloseReason.PING_TIMEOUT);
             }
             return;
         }

@@ -58,6 +58,28 @@ class OverloadTest {
         assertEquals(0.5, registry.get("heartbeat.overload.factor").gauge().value());
     }
 
+    /**
+     * A channel judged during an overload that finds traffic is looked at again at its scaled deadline,
+     * not its full one. The world's ticker starts near Long.MIN_VALUE: a "no deadline" sentinel of
+     * Long.MAX_VALUE, compared by subtraction, read as the past there and the scaled look was dropped
+     * (closed at 13 s before, 5 s late).
+     */
+    @Test
+    void aChannelJudgedDuringAnOverloadIsClosedAtItsScaledTimeoutAfterItsLastRead() {
+        EmbeddedChannel ch = closeAfter10s();
+        world.advance(1_000);
+        monitor.reduceIdleTimeouts(0.5); // at 1 s: its look moves to 5 s
+        world.advance(2_000);
+        ch.writeInbound("hello"); // at 3 s: scaled deadline 8 s, full one 13 s
+        world.advance(2_010); // judged at 5 s: traffic since, look again at 8 s
+        assertTrue(ch.isOpen(), "read 2 s ago");
+        world.advance(2_980);
+        assertTrue(ch.isOpen(), "not before 5 s after its read");
+        world.advance(40);
+        assertFalse(ch.isOpen(), "closed 5 s after its read, at 8 s, not at its full timeout (13 s)");
+        assertEquals(1, monitor.overloadCloses());
+    }
+
     @Test
     void endingTheOverloadRestoresTheTimeout() {
         monitor.reduceIdleTimeouts(0.5);

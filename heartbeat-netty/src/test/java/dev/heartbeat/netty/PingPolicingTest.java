@@ -178,7 +178,7 @@ class PingPolicingTest {
         ch.writeInbound(new DefaultHttp2PingFrame(2)); // strike 1: more than maxStrikes
         assertEquals(List.of(HeartbeatCloseEvent.of(CloseReason.PING_ABUSE)), events);
         assertEquals(1, monitor.stats().closed(CloseReason.PING_ABUSE));
-        long waitNanos = Guards.GOODBYE_WRITE_WAIT_NANOS;
+        long waitNanos = CloseSequence.GOODBYE_WRITE_WAIT_NANOS;
         ch.advanceTimeBy(waitNanos - 1, TimeUnit.NANOSECONDS);
         ch.runScheduledPendingTasks();
         assertTrue(ch.isOpen(), "waits for the goodbye's write, up to the cap");
