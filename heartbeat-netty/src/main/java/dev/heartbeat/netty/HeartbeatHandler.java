@@ -35,7 +35,8 @@ import io.netty.util.concurrent.EventExecutor;
  * what to decide when the entry comes due, and what to do about it on the event loop, is the
  * configuration's list of {@link Rule}s (its main {@link HandlerPolicy}, the drain, the guards, the
  * overload), which read and write this state through the named accessors below, each saying its
- * thread and access mode; every close goes through the {@link CloseSequence}. Three threads meet here, each field says which:
+ * thread and access mode; every close goes through the {@link CloseSequence}. Three threads meet
+ * here, each field says which:
  * <ul>
  * <li>the channel's <b>event loop</b> stamps activity (opaque stores of ticker readings) and runs
  *     the actions the worker hands it ({@link #perform});</li>
