@@ -984,7 +984,9 @@ class InteractionModelTest {
             }
             // Builder#maxAge: "Measured from the moment the channel became active"; a veto may hold it.
             if (s.maxAge > 0 && c.goodbyeEvents == 0) {
-                long by = c.ageStart + s.ageLatest() + hold + s.grace + GOODBYE_WAIT + SLACK + budgetSlack;
+                // An age already reached when configured is due at that switch (issue 26 item 12), not before it.
+                long by = Math.max(c.ageStart + s.ageLatest(), c.cfgStart) + hold + s.grace + GOODBYE_WAIT + SLACK
+                        + budgetSlack;
                 if (t > by) {
                     return "maxAge: counted from " + c.ageStart / MS + " ms, age " + s.maxAge / MS + " ms (latest "
                             + s.ageLatest() / MS + " ms): to close by " + by / MS + " ms";
