@@ -172,9 +172,34 @@ class DocExamplesTest {
         assertEquals(List.of(), problems(Map.of("good.md", good), source));
         String drifted = "```java\nint x = 2;\n  x++;\n```\n";
         List<String> problems = problems(Map.of("bad.md", drifted), source);
-        assertEquals(2, problems.size(), problems.toString());
+        assertEquals(3, problems.size(), problems.toString());
         assertTrue(problems.get(0).startsWith("bad.md: java block 1 is no tagged region"), problems.get(0));
-        assertTrue(problems.get(1).contains("region a of"), problems.get(1));
+        assertTrue(problems.get(1).startsWith("region a of"), problems.get(1));
+        assertTrue(problems.get(2).startsWith("region b of"), problems.get(2));
+    }
+
+    /** A link of the guide to a test: {@code [`Name`](path/Name.java)} or {@code [`Name.method`](path/Name.java)}. */
+    private static final Pattern TEST_LINK = Pattern.compile("\\[`(\\w+)(?:\\.(\\w+))?`\\]\\(([^)]+\\.java)\\)");
+
+    @Test
+    void everyTestTheGuideLinksExistsWithTheNamedMethod() throws IOException {
+        int links = 0;
+        for (Path doc : documents()) {
+            Matcher m = TEST_LINK.matcher(Files.readString(doc, StandardCharsets.UTF_8));
+            while (m.find()) {
+                Path target = doc.getParent().resolve(m.group(3)).normalize();
+                assertTrue(Files.isRegularFile(target), doc.getFileName() + " links to a missing file: " + m.group(3));
+                String source = Files.readString(target, StandardCharsets.UTF_8);
+                assertTrue(source.contains(" " + m.group(1) + " ") || source.contains(" " + m.group(1) + "<"),
+                        doc.getFileName() + ": no " + m.group(1) + " in " + m.group(3));
+                if (m.group(2) != null) {
+                    assertTrue(Pattern.compile("\\b" + m.group(2) + "\\s*\\(|class " + m.group(2) + "\\b")
+                            .matcher(source).find(), doc.getFileName() + ": no " + m.group(2) + " in " + m.group(3));
+                }
+                links++;
+            }
+        }
+        assertTrue(links >= 50, "links to tests from the guide: " + links);
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -302,8 +327,8 @@ class DocExamplesTest {
         // tag::close-event[]
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof HeartbeatCloseEvent close) {   // READER_IDLE, ..., PING_TIMEOUT, PING_ABUSE (CloseReason)
-                ctx.writeAndFlush(goodbye(close.reason()));      // no goodbye probe configured; the channel is still open
+            if (evt instanceof HeartbeatCloseEvent close) {   // its reason(): READER_IDLE, PING_TIMEOUT, ...
+                ctx.writeAndFlush(goodbye(close.reason()));      // no goodbye probe; still open
             }
             ctx.fireUserEventTriggered(evt);
         }
@@ -387,7 +412,7 @@ class DocExamplesTest {
         // tag::adaptive-timeout[]
         HeartbeatConfig ws = HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(30))
                 .ackMode(AckMode.MATCHED_ONLY)                                       // only the Pong settles a ping
-                .adaptiveTimeout(Duration.ofMillis(500), Duration.ofSeconds(10))      // clamp(SRTT + 4 x RTTVAR, min, max)
+                .adaptiveTimeout(Duration.ofMillis(500), Duration.ofSeconds(10))   // SRTT + 4 x RTTVAR
                 .build();
         // end::adaptive-timeout[]
         return ws;
@@ -408,8 +433,8 @@ class DocExamplesTest {
         Http2FrameCodec http2FrameCodec = Http2FrameCodecBuilder.forServer().build();
         // tag::policing[]
         PingPolicing policing = PingPolicing.builder(Probes.http2())      // or webSocket(), mqttClient() (PINGREQ)
-                .minInterval(Duration.ofMinutes(5))                      // gRPC's defaults: 5 min, 2 h without traffic, 2 strikes
-                .permitWithoutTraffic(false).maxStrikes(2).build();
+                .minInterval(Duration.ofMinutes(5))                 // gRPC's defaults: 5 min,
+                .permitWithoutTraffic(false).maxStrikes(2).build();   // 2 h without traffic, 2 strikes
         ch.pipeline().addLast(http2FrameCodec, policing.newHandler(monitor));   // after the codec
         // end::policing[]
         return policing;
@@ -423,7 +448,7 @@ class DocExamplesTest {
             assertEquals(Duration.ofMinutes(5), policing.minInterval());
             assertEquals(Duration.ofHours(2), policing.minIntervalWithoutTraffic());
             assertEquals(2, policing.maxStrikes());
-            assertEquals(3, ch.pipeline().names().size() - 1, ch.pipeline().names().toString()); // codec, policing
+            assertEquals(2, ch.pipeline().names().size() - 1, ch.pipeline().names().toString()); // codec, policing
             ch.finishAndReleaseAll();
         }
     }
@@ -566,7 +591,7 @@ class DocExamplesTest {
     static void webSocket(HeartbeatMonitor monitor, ChannelPipeline p, HeartbeatConfig connectDeadline) {
         // tag::websocket-pipeline[]
         p.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536));
-        p.addLast("heartbeat", monitor.newHandler(connectDeadline));   // sees Pongs: the protocol handler has not dropped them yet
+        p.addLast("heartbeat", monitor.newHandler(connectDeadline));   // sees Pongs, not yet dropped
         p.addLast(new WebSocketServerProtocolHandler("/ws"));
         p.addLast(new MyFrameHandler());
         // end::websocket-pipeline[]
@@ -611,7 +636,7 @@ class DocExamplesTest {
 
     static void metrics(HeartbeatMonitor monitor, MeterRegistry registry) {
         // tag::metrics[]
-        new HeartbeatMetrics(monitor).bindTo(registry);   // or new HeartbeatMetrics(monitor, Tags.of("server", "gateway"))
+        new HeartbeatMetrics(monitor).bindTo(registry);   // or (monitor, Tags.of("server", "gateway"))
         // end::metrics[]
     }
 
@@ -639,8 +664,8 @@ class DocExamplesTest {
     static HeartbeatMonitor tuned() {
         // tag::tuning[]
         HeartbeatMonitor monitor = HeartbeatMonitor.builder()
-                .tick(Duration.ofMillis(1))               // the wheel's resolution, rounded up to 2^n ns (2^20 ns by default)
-                .maxCoalescing(Duration.ofMillis(16))     // cap of the checks' shared grid (2^24 ns by default; ZERO: off)
+                .tick(Duration.ofMillis(1))               // the wheel's resolution (2^20 ns by default)
+                .maxCoalescing(Duration.ofMillis(16))     // the checks' shared grid, at most (2^24 ns)
                 .lazyHandOffs(false)                      // the default: a batch of actions wakes its event loop
                 .build().startWorker();
         // end::tuning[]

@@ -45,7 +45,8 @@ class DocsMetersTest {
 
     private static final Path METRICS_MD = Path.of("docs/metrics.md");
     /** A row of the table: {@code | `name` | type | tags | what |}. */
-    private static final Pattern ROW = Pattern.compile("(?m)^\\|\\s*`(heartbeat\\.[a-z0-9_.]+)`\\s*\\|([^|]*)\\|([^|]*)\\|");
+    private static final Pattern ROW = Pattern.compile(
+            "(?m)^\\|\\s*`(heartbeat\\.[a-z0-9_.]+)`\\s*\\|([^|]*)\\|([^|]*)\\|");
 
     /** One meter as the docs or the registry describe it: its type and its tag keys (beside the user's). */
     record Described(String type, Set<String> tags) {
@@ -56,7 +57,7 @@ class DocsMetersTest {
         Map<String, Described> meters = new TreeMap<>();
         Matcher m = ROW.matcher(markdown);
         while (m.find()) {
-            String type = m.group(2).trim().split("[ ,(]")[0].toLowerCase(Locale.ROOT);
+            String type = m.group(2).trim().replaceAll("[ ,(].*", "").toLowerCase(Locale.ROOT);
             Set<String> tags = new TreeSet<>();
             Matcher t = Pattern.compile("`([a-z_]+)`").matcher(m.group(3));
             while (t.find()) {
