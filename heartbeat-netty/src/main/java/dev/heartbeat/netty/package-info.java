@@ -3,11 +3,42 @@
  * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
  */
 /**
- * Heartbeat for Netty: idle detection and keep-alive for every channel on one shared timing wheel.
- * Start with {@link dev.heartbeat.netty.HeartbeatMonitor} (one per process) and
- * {@link dev.heartbeat.netty.HeartbeatConfig} (what to do about idleness).
+ * Idle detection and keep-alive for Netty channels: replace {@code IdleStateHandler}, {@code ReadTimeoutHandler}
+ * and hand-written ping logic with one handler per channel on one shared timing wheel.
  *
- * <h2>Three threads</h2>
+ * <h2>Using it</h2>
+ * <ol>
+ * <li>Start one {@link dev.heartbeat.netty.HeartbeatMonitor} per process
+ *     ({@link dev.heartbeat.netty.HeartbeatMonitor#start()}, or its
+ *     {@link dev.heartbeat.netty.HeartbeatMonitor#builder() builder} to tune it) and close it at shutdown.</li>
+ * <li>Build a {@link dev.heartbeat.netty.HeartbeatConfig} per kind of connection: idle events as
+ *     {@code IdleStateHandler} fires them ({@link dev.heartbeat.netty.HeartbeatConfig#events()}), closing idle
+ *     channels ({@link dev.heartbeat.netty.HeartbeatConfig#closeWhenIdle()}), or pinging silent peers and
+ *     closing those that do not answer ({@link dev.heartbeat.netty.HeartbeatConfig#ping(Probe)}, with a
+ *     protocol's {@link dev.heartbeat.netty.Probes probe}); add lifecycle guards (maximum age, write stall,
+ *     time unwritable) to any of them.</li>
+ * <li>Add {@code monitor.newHandler(config)} to each channel's pipeline where {@code IdleStateHandler} was.
+ *     React to {@code IdleStateEvent}s and {@link dev.heartbeat.netty.HeartbeatCloseEvent}s in your own
+ *     handler; switch a channel's configuration from any thread with
+ *     {@link dev.heartbeat.netty.HeartbeatMonitor#reconfigure(io.netty.channel.Channel, HeartbeatConfig)}.</li>
+ * <li>Optionally: police the peers' pings ({@link dev.heartbeat.netty.PingPolicing}), learn a NAT's keep-alive
+ *     interval ({@link dev.heartbeat.netty.AdaptiveKeepAlive}), follow MQTT's Keep Alive
+ *     ({@link dev.heartbeat.netty.MqttKeepAlive}), and bind the counters to Micrometer
+ *     ({@link dev.heartbeat.netty.HeartbeatMetrics}).</li>
+ * </ol>
+ * The user guide, one page per topic with tested examples, is in {@code heartbeat-netty/docs/} of the
+ * project.
+ *
+ * <h2>Threads, for users</h2>
+ * Handlers run on their channel's event loop; the monitor's worker judges idleness off the event loops (on
+ * its own thread, or on an event loop that hosts it) and hands the actions back to each channel's event
+ * loop, which checks again before it acts. Configurations are immutable and shared; the monitor's methods
+ * may be called from any thread.
+ *
+ * <h2>Implementation notes</h2>
+ * For maintainers: who holds what, and the orderings of the hand-offs.
+ *
+ * <h3>Three threads</h3>
  * <ul>
  * <li><b>The channel's event loop</b> (the handler's executor) owns the pipeline. It stamps activity
  *     on the hot path (one ticker read and an opaque store per read batch and per completed write,
@@ -25,7 +56,7 @@
  *     {@code resetWriteTimeout}; they run on the handler's executor.</li>
  * </ul>
  *
- * <h2>Who holds what</h2>
+ * <h3>Who holds what</h3>
  * <ul>
  * <li>{@code HeartbeatHandler}: the channel's one object and wheel entry: its fields, lifecycle, hot
  *     path and hand-off. It never asks which policy it runs.</li>
@@ -50,7 +81,7 @@
  *     the waiting handlers, paced by one extra wheel entry.</li>
  * </ul>
  *
- * <h2>Hand-offs, and the orderings that make them safe</h2>
+ * <h3>Hand-offs, and the orderings that make them safe</h3>
  * <ul>
  * <li>Event loop to worker: the entry's state word (CAS) and its request deadline
  *     ({@code dev.heartbeat.core.TimerWorker}); no command objects.</li>

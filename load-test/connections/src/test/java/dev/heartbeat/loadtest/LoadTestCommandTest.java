@@ -225,7 +225,7 @@ class LoadTestCommandTest {
 
     @Test
     void theReadmesEdgeRoleAndSoakCommandsAreValidScenarios() throws IOException {
-        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        String readme = documentedCommands();
         Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*(?:trickle|--churn-rate)[^`]*)`")
                 .matcher(readme);
         int found = 0;
@@ -242,7 +242,7 @@ class LoadTestCommandTest {
     /** The README's runs of the lifecycle roles and scenarios (aged, storm, stalled, slowreader, drain) still parse. */
     @Test
     void theReadmesLifecycleCommandsAreValidScenarios() throws IOException {
-        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        String readme = documentedCommands();
         Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar "
                 + "([^`]*(?:aged=|--storm|stalled=|slowreader=|--drain )[^`]*)`").matcher(readme);
         int found = 0;
@@ -259,7 +259,7 @@ class LoadTestCommandTest {
 
     @Test
     void theReadmesProbeCommandsAreValidScenarios() throws IOException {
-        String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        String readme = documentedCommands();
         Matcher m = Pattern.compile("`java -jar load-test/target/load-test.jar ([^`]*--probe [^`]*)`").matcher(readme);
         int found = 0;
         while (m.find()) {
@@ -270,5 +270,16 @@ class LoadTestCommandTest {
             found++;
         }
         assertTrue(found >= 3, "the --probe commands in README.md: " + found);
+    }
+
+    /** The README and the load test's docs (load-test/docs/*.md), whitespace collapsed: where its commands are. */
+    private static String documentedCommands() throws IOException {
+        StringBuilder text = new StringBuilder(Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8));
+        try (java.util.stream.Stream<Path> docs = Files.list(Path.of("../docs"))) {
+            for (Path doc : (Iterable<Path>) docs.filter(p -> p.toString().endsWith(".md")).sorted()::iterator) {
+                text.append('\n').append(Files.readString(doc, StandardCharsets.UTF_8));
+            }
+        }
+        return text.toString().replaceAll("\\s+", " ");
     }
 }
