@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
