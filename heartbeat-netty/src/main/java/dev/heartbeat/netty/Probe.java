@@ -239,8 +239,9 @@ public abstract class Probe {
 
     /**
      * A short lower-case name for metrics and logs (the {@code probe} tag of the ping meters, see
-     * {@link HeartbeatMetrics}): {@code http2}, {@code websocket}, {@code mqtt} for the built-in probes,
-     * {@code custom} unless overridden. Probes that share a name share their counters.
+     * {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics}): {@code http2}, {@code websocket},
+     * {@code mqtt} for the built-in probes, {@code custom} unless overridden. Probes that share a name
+     * share their counters.
      */
     public String name() {
         return "custom";
