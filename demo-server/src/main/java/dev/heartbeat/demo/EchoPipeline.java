@@ -12,7 +12,7 @@ import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.HeartbeatMonitor;
 import dev.heartbeat.netty.PingPolicing;
 import dev.heartbeat.netty.Probe;
-import dev.heartbeat.netty.Probes;
+import dev.heartbeat.netty.probe.Probes;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;

@@ -15,7 +15,7 @@ import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 import dev.heartbeat.netty.CloseReason;
-import dev.heartbeat.netty.HeartbeatMetrics;
+import dev.heartbeat.netty.micrometer.HeartbeatMetrics;
 import dev.heartbeat.netty.HeartbeatMonitor;
 import dev.heartbeat.netty.HeartbeatStats;
 import io.micrometer.core.instrument.FunctionCounter;

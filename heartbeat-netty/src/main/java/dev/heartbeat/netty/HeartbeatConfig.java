@@ -94,7 +94,7 @@ public final class HeartbeatConfig {
     final int maxMissedPings;
     final double jitter;
     final boolean pingWhenWriterIdle;
-    /** How pings are made and their answers recognised: {@code Probes.of(factory)} for {@link #ping(PingFactory)}. */
+    /** How pings are made and their answers recognised: a {@link PingFactoryProbe} for {@link #ping(PingFactory)}. */
     final Probe probe;
     final AckMode ackMode;
     /** The ping policy's reader-idle liveness close (see {@link Builder#closeWhenReaderIdle}); 0 when off. */
@@ -224,7 +224,7 @@ public final class HeartbeatConfig {
      */
     public static Builder ping(PingFactory factory) {
         Builder b = new Builder(PingPolicy.INSTANCE);
-        b.probe = Probes.of(Objects.requireNonNull(factory, "ping factory"));
+        b.probe = new PingFactoryProbe(Objects.requireNonNull(factory, "ping factory"));
         return b;
     }
 
@@ -235,7 +235,8 @@ public final class HeartbeatConfig {
      * channel's round-trip time, and, with a matched {@link Builder#ackMode}, the only thing that
      * settles a ping. Set the {@link Builder#interval}.
      *
-     * @param probe makes pings and recognises answers, e.g. {@link Probes#http2()}
+     * @param probe makes pings and recognises answers, e.g.
+     *     {@link dev.heartbeat.netty.probe.Probes#http2()}
      */
     public static Builder ping(Probe probe) {
         Builder b = new Builder(PingPolicy.INSTANCE);
@@ -731,12 +732,13 @@ public final class HeartbeatConfig {
         /**
          * Whose goodbye to write, with the reason, before every close Heartbeat makes: at the
          * {@link #maxAge}, in a drain ({@code HeartbeatMonitor.drain}) and for every policy close
-         * (idle, ping timeout, write stall, unwritable, overload): {@link Probes#http2()} (GOAWAY),
-         * {@link Probes#webSocket()} (Close 1001 "going away"), or a custom {@link Probe} overriding
-         * {@link Probe#newGoodbye}. A channel is told one goodbye at most, whoever closes it. The close
-         * waits for the goodbye's write, at most 1 s, except after a write stall or an unwritable spell,
-         * where it would queue behind bytes the peer is not reading. Defaults to the ping policy's
-         * probe; none for the other policies (then at max age and in a drain only the
+         * (idle, ping timeout, write stall, unwritable, overload):
+         * {@link dev.heartbeat.netty.probe.Probes#http2()} (GOAWAY),
+         * {@link dev.heartbeat.netty.probe.Probes#webSocket()} (Close 1001 "going away"), or a custom
+         * {@link Probe} overriding {@link Probe#newGoodbye}. A channel is told one goodbye at most, whoever
+         * closes it. The close waits for the goodbye's write, at most 1 s, except after a write stall or an
+         * unwritable spell, where it would queue behind bytes the peer is not reading. Defaults to the ping
+         * policy's probe; none for the other policies (then at max age and in a drain only the
          * {@link HeartbeatGoodbyeEvent} is fired, for the application to say its own goodbye).
          */
         public Builder goodbye(Probe probe) {

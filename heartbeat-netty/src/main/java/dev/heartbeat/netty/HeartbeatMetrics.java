@@ -4,212 +4,46 @@
  */
 package dev.heartbeat.netty;
 
-import java.time.Duration;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.ToDoubleFunction;
-
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Binds a {@link HeartbeatMonitor}'s counters to a Micrometer {@link MeterRegistry}, with Micrometer's
- * naming (dots; a Prometheus registry renders {@code heartbeat_connections_closed_total} and so on).
- * No meter has a per-connection tag.
+ * Binds a {@link HeartbeatMonitor}'s counters to a Micrometer {@link MeterRegistry}: moved to
+ * {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics}, to which this forwards (the same meters).
+ * The only class of this package that uses Micrometer.
  *
- * <table>
- * <caption>Meters</caption>
- * <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
- * <tr><td>heartbeat.connections.tracked</td><td>gauge</td><td></td><td>channels whose handler is active</td></tr>
- * <tr><td>heartbeat.connections.closed</td><td>counter</td><td>reason</td><td>closes Heartbeat made, by
- *     {@link CloseReason} (lower case)</td></tr>
- * <tr><td>heartbeat.idle.events</td><td>counter</td><td>state</td><td>idle events fired: reader_idle,
- *     writer_idle, all_idle</td></tr>
- * <tr><td>heartbeat.pings.sent / .acked / .timeouts / .failed</td><td>counter</td><td>probe</td><td>pings
- *     written; answered in time; unanswered for their timeout; whose probe threw or write failed</td></tr>
- * <tr><td>heartbeat.ping.rtt</td><td>timer</td><td>probe</td><td>round-trip time of matched answers
- *     (probes that match answers only), with a percentile histogram</td></tr>
- * <tr><td>heartbeat.worker.lateness</td><td>timer</td><td></td><td>per worker cycle with checks due, how
- *     late the worker ran them (now minus the earliest due deadline)</td></tr>
- * <tr><td>heartbeat.worker.wakeups / .cycles / .expirations / .rearms</td><td>counter</td><td></td><td>the
- *     worker's wake-ups from a park, duty cycles, checks that came due, lazy re-arms</td></tr>
- * <tr><td>heartbeat.worker.queue.depth</td><td>gauge</td><td></td><td>requests waiting for the
- *     worker</td></tr>
- * <tr><td>heartbeat.worker.cpu</td><td>counter (seconds)</td><td></td><td>CPU time of the worker thread
- *     and of the cycles it ran on a host event loop (one hosted cycle in 16 is timed; each counts the
- *     latest timed one's cost)</td></tr>
- * <tr><td>heartbeat.wheel.entries</td><td>gauge</td><td></td><td>entries in the timing wheel</td></tr>
- * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures,
- *     heartbeat.dispatch.failures, heartbeat.worker.callback.failures, heartbeat.unmonitored.channels</td>
- *     <td>counter</td><td></td><td>see {@link HeartbeatStats}; the last three should stay at zero: alert on
- *     them</td></tr>
- * </table>
- *
- * <p>Counters and gauges read the monitor's own counters when the registry polls them. The two timers
- * are recorded as samples come: one per matched ping answer on its event loop, one per worker cycle
- * with work; a monitor with no binding records neither.
- *
- * <pre>{@code
- * new HeartbeatMetrics(monitor).bindTo(registry);                 // or Tags.of("server", "gateway")
- * }</pre>
- *
- * <p>Needs {@code io.micrometer:micrometer-core} on the class path (an optional dependency of
- * heartbeat-netty).
+ * @deprecated since 0.2: use {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics}, which has the same
+ *     constructors; this forwarder is removed in a later release.
  */
+@Deprecated(since = "0.2", forRemoval = true)
 public final class HeartbeatMetrics implements MeterBinder {
 
-    private static final Duration MIN_RTT = Duration.ofMillis(1);
-    private static final Duration MAX_RTT = Duration.ofSeconds(30);
-    private static final Duration MAX_LATENESS = Duration.ofSeconds(10);
+    private final dev.heartbeat.netty.micrometer.HeartbeatMetrics delegate;
 
-    private final HeartbeatMonitor monitor;
-    private final Tags tags;
-
-    /** Binds {@code monitor}'s counters, with no extra tags. */
+    /**
+     * Binds {@code monitor}'s counters, with no extra tags.
+     *
+     * @deprecated use {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics#HeartbeatMetrics(HeartbeatMonitor)}
+     */
+    @Deprecated(since = "0.2", forRemoval = true)
     public HeartbeatMetrics(HeartbeatMonitor monitor) {
-        this(monitor, Tags.empty());
+        this.delegate = new dev.heartbeat.netty.micrometer.HeartbeatMetrics(monitor);
     }
 
-    /** Binds {@code monitor}'s counters, each with {@code tags} (to tell several monitors apart). */
+    /**
+     * Binds {@code monitor}'s counters, each with {@code tags}.
+     *
+     * @deprecated use
+     *     {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics#HeartbeatMetrics(HeartbeatMonitor, Iterable)}
+     */
+    @Deprecated(since = "0.2", forRemoval = true)
     public HeartbeatMetrics(HeartbeatMonitor monitor, Iterable<Tag> tags) {
-        this.monitor = Objects.requireNonNull(monitor, "monitor");
-        this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+        this.delegate = new dev.heartbeat.netty.micrometer.HeartbeatMetrics(monitor, tags);
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        gauge(registry, "heartbeat.connections.tracked", "Channels whose Heartbeat handler is active",
-                s -> s.channels());
-        for (CloseReason reason : CloseReason.values()) {
-            counter(registry, "heartbeat.connections.closed", "Channels Heartbeat closed, by reason",
-                    Tags.of("reason", reason.name().toLowerCase(Locale.ROOT)), s -> s.closed(reason));
-        }
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "reader_idle"),
-                s -> s.readerIdleEvents());
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "writer_idle"),
-                s -> s.writerIdleEvents());
-        counter(registry, "heartbeat.idle.events", "Idle events fired", Tags.of("state", "all_idle"),
-                s -> s.allIdleEvents());
-        counter(registry, "heartbeat.verdicts.stale", "Actions dropped: decided under an older configuration",
-                Tags.empty(), s -> s.staleVerdicts());
-        counter(registry, "heartbeat.stall.rechecks", "Checks deferred because the worker stalled", Tags.empty(),
-                s -> s.stallRechecks());
-        counter(registry, "heartbeat.action.failures", "Actions that threw on an event loop", Tags.empty(),
-                s -> s.actionFailures());
-        counter(registry, "heartbeat.dispatch.failures", "Action batches an event loop refused or whose hand-off threw",
-                Tags.empty(), s -> s.dispatchRejected() + s.dispatchFailures());
-        counter(registry, "heartbeat.worker.callback.failures", "Worker expiry callbacks that threw", Tags.empty(),
-                s -> s.timer().callbackFailures());
-        counter(registry, "heartbeat.unmonitored.channels",
-                "Channels activated or reconfigured after the monitor was closed, or activated on a monitor not "
-                + "started (nor manual): they have no idle detection",
-                Tags.empty(), s -> s.unmonitoredChannels());
-        gauge(registry, "heartbeat.wheel.entries", "Entries in the timing wheel", s -> s.timer().entries());
-        gauge(registry, "heartbeat.worker.queue.depth", "Requests waiting for the worker",
-                s -> s.timer().queueDepth());
-        counter(registry, "heartbeat.worker.wakeups", "Times the worker woke from a park", Tags.empty(),
-                s -> s.timer().wakeups());
-        counter(registry, "heartbeat.worker.cycles", "Duty cycles the worker ran", Tags.empty(),
-                s -> s.timer().cycles());
-        counter(registry, "heartbeat.worker.expirations", "Checks that came due", Tags.empty(),
-                s -> s.timer().expired());
-        counter(registry, "heartbeat.worker.rearms", "Entries moved to their next check", Tags.empty(),
-                s -> s.timer().rearmed());
-        monitorCounter(registry, "heartbeat.actions.deferred",
-                "Actions that waited for the monitor's action budget (storm control)", m -> m.deferredActions());
-        Gauge.builder("heartbeat.actions.deferral.worst", monitor, m -> m.worstDeferral().toNanos() / 1e9)
-                .description("The longest an action waited for the action budget").baseUnit("seconds")
-                .tags(tags).register(registry);
-        Gauge.builder("heartbeat.actions.busiest.second", monitor, m -> m.busiestBudgetSecond())
-                .description("The most actions the action budget handed over in one whole second")
-                .tags(tags).register(registry);
-        monitorCounter(registry, "heartbeat.closes.held", "Closes a close veto held for a while",
-                m -> m.closesHeld());
-        monitorCounter(registry, "heartbeat.closes.hold.expired",
-                "Closes made without asking the close veto again: their holds reached maxCloseHold",
-                m -> m.closeHoldsExpired());
-        monitorCounter(registry, "heartbeat.pings.backoffs",
-                "Times a channel doubled its ping interval because its peer said too_many_pings",
-                m -> m.pingBackoffs());
-        monitorCounter(registry, "heartbeat.overload.closes",
-                "Closes made because reduceIdleTimeouts lowered the idle timeouts", m -> m.overloadCloses());
-        Gauge.builder("heartbeat.overload.factor", monitor, m -> m.idleTimeoutFactor())
-                .description("The factor closeWhenIdle timeouts are scaled by (1: not reduced)")
-                .tags(tags).register(registry);
-        FunctionCounter.builder("heartbeat.worker.cpu", monitor,
-                        m -> Math.max(0, m.stats().workerCpuNanos()) / (double) TimeUnit.SECONDS.toNanos(1))
-                .description("CPU time of the worker thread and of the cycles it ran on a host event loop")
-                .baseUnit("seconds").tags(tags).register(registry);
-        monitor.addSampleSink(new Sink(registry));
-    }
-
-    private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<HeartbeatStats> f) {
-        Gauge.builder(name, monitor, m -> f.applyAsDouble(m.stats())).description(description).tags(tags)
-                .register(registry);
-    }
-
-    private void monitorCounter(MeterRegistry registry, String name, String description,
-            ToDoubleFunction<HeartbeatMonitor> f) {
-        FunctionCounter.builder(name, monitor, f).description(description).tags(tags).register(registry);
-    }
-
-    private void counter(MeterRegistry registry, String name, String description, Tags extra,
-            ToDoubleFunction<HeartbeatStats> f) {
-        FunctionCounter.builder(name, monitor, m -> f.applyAsDouble(m.stats())).description(description)
-                .tags(tags.and(extra)).register(registry);
-    }
-
-    /** The meters of one registry that are fed as samples come, and those of each probe name. */
-    private final class Sink implements SampleSink {
-        private final MeterRegistry registry;
-        private final Timer lateness;
-        /** The RTT timer of each probe's counters; read without allocation on the event loops. */
-        private final Map<PingCounters, Timer> rtt = new ConcurrentHashMap<>();
-
-        Sink(MeterRegistry registry) {
-            this.registry = registry;
-            this.lateness = Timer.builder("heartbeat.worker.lateness")
-                    .description("How late the worker ran the checks due in a cycle, per cycle with work")
-                    .publishPercentileHistogram().maximumExpectedValue(MAX_LATENESS).tags(tags).register(registry);
-        }
-
-        @Override
-        public void probeAdded(PingCounters probe) {
-            Tags t = tags.and("probe", probe.probe);
-            adder(probe.sent, "heartbeat.pings.sent", "Pings written", t);
-            adder(probe.acked, "heartbeat.pings.acked", "Pings answered in time", t);
-            adder(probe.missed, "heartbeat.pings.timeouts", "Pings not answered within their timeout", t);
-            adder(probe.failed, "heartbeat.pings.failed", "Pings whose probe threw or whose write failed", t);
-            rtt.put(probe, Timer.builder("heartbeat.ping.rtt")
-                    .description("Round-trip time of matched ping answers")
-                    .publishPercentileHistogram().minimumExpectedValue(MIN_RTT).maximumExpectedValue(MAX_RTT)
-                    .tags(t).register(registry));
-        }
-
-        private void adder(LongAdder adder, String name, String description, Tags t) {
-            FunctionCounter.builder(name, adder, LongAdder::sum).description(description).tags(t).register(registry);
-        }
-
-        @Override
-        public void pingRtt(PingCounters probe, long nanos) {
-            Timer timer = rtt.get(probe);
-            if (timer != null) {
-                timer.record(nanos, TimeUnit.NANOSECONDS);
-            }
-        }
-
-        @Override
-        public void workerLateness(long nanos) {
-            lateness.record(nanos, TimeUnit.NANOSECONDS);
-        }
+        delegate.bindTo(registry);
     }
 }

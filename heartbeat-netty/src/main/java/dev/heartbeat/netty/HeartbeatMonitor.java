@@ -546,7 +546,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
     }
 
-    /** Adds a sink for the distributions and the per-probe counters (see {@link HeartbeatMetrics}); any thread. */
+    /** Adds a sink for the distributions and the per-probe counters (see {@link SampleSink#addTo}); any thread. */
     synchronized void addSampleSink(SampleSink sink) {
         Objects.requireNonNull(sink, "sink");
         for (PingCounters counters : pingCounters.values()) {

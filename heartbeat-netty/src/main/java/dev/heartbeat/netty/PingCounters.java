@@ -11,8 +11,14 @@ import java.util.concurrent.atomic.LongAdder;
  * The ping counters of one probe name in one monitor (see {@link Probe#name()}): made once, when a
  * configuration with that probe is first bound, and reached from the {@link BoundConfig}, so that
  * counting a ping is one {@code LongAdder} increment with no lookup. Any thread.
+ *
+ * <p>A {@link SampleSink} gets each monitor's instances, reads them (the methods below sum the counters
+ * as they are now, allocating nothing) and may use them as keys: an instance stands for its probe name in
+ * its monitor for the monitor's life. Only the monitor counts.
+ *
+ * @since 0.2
  */
-final class PingCounters {
+public final class PingCounters {
 
     final String probe;
     /** Pings written successfully. */
@@ -39,6 +45,31 @@ final class PingCounters {
     /** Any thread: true for the first failed ping only, the one to log at WARN. */
     boolean firstFailure() {
         return !failureWarned.get() && failureWarned.compareAndSet(false, true);
+    }
+
+    /** The probe name these count, as {@link Probe#name()}. */
+    public String probe() {
+        return probe;
+    }
+
+    /** Pings written successfully, so far. */
+    public long sent() {
+        return sent.sum();
+    }
+
+    /** Pings answered (by the ack mode's rule) before their timeout, so far. */
+    public long acked() {
+        return acked.sum();
+    }
+
+    /** Pings whose timeout passed without an answer, so far. */
+    public long missed() {
+        return missed.sum();
+    }
+
+    /** Pings whose probe threw or whose write failed, so far. */
+    public long failed() {
+        return failed.sum();
     }
 
     ProbeStats snapshot() {

@@ -69,8 +69,9 @@ public final class PingPolicing {
     }
 
     /**
-     * Polices the peer pings {@code probe} recognises ({@link Probes#http2()}: PING frames without ACK;
-     * {@link Probes#webSocket()}: Ping frames; {@link Probes#mqttClient()}: PINGREQ).
+     * Polices the peer pings {@code probe} recognises ({@link dev.heartbeat.netty.probe.Probes#http2()}:
+     * PING frames without ACK; {@link dev.heartbeat.netty.probe.Probes#webSocket()}: Ping frames;
+     * {@link dev.heartbeat.netty.probe.Probes#mqttClient()}: PINGREQ).
      *
      * @throws IllegalArgumentException if the probe recognises no peer pings (a custom probe)
      */

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A protocol's liveness check: makes a ping and recognises its answer, such as an HTTP/2 PING and
  * its ACK, a WebSocket Ping and its Pong, or an MQTT PINGREQ and its PINGRESP. Get one from
- * {@link Probes}. A probe is stateless and shared by every channel that uses it: the per-channel
+ * {@link dev.heartbeat.netty.probe.Probes}. A probe is stateless and shared by every channel that uses
+ * it: the per-channel
  * state (the token of the latest ping and how many pings await an answer) is two primitives held
  * by the caller, so writing a ping costs the ping message and recognising an answer allocates
  * nothing.
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@link Matching#BY_TOKEN}: the answer echoes the token (HTTP/2 PING ACK, WebSocket Pong);</li>
  * <li>{@link Matching#IN_ORDER}: the answer carries nothing and the peer answers in order, so it
  *     answers the oldest ping still waiting (MQTT PINGRESP, most line protocols);</li>
- * <li>{@link Matching#NONE}: answers are not recognised at all ({@link Probes#of(PingFactory)}):
+ * <li>{@link Matching#NONE}: answers are not recognised at all
+ *     ({@link dev.heartbeat.netty.probe.Probes#of(PingFactory)}):
  *     only {@link AckMode#ANY_INBOUND} can work with it.</li>
  * </ul>
  *
@@ -43,9 +45,13 @@ import org.slf4j.LoggerFactory;
  * loop.
  *
  * <h2>Writing a probe</h2>
- * For a protocol {@link Probes} does not cover, subclass this with the {@link Matching} its answers
- * allow and implement {@link #newPing}, {@link #isAnswer} and, for {@link Matching#BY_TOKEN},
- * {@link #tokenOf}; or use {@link Probes#custom(PingFactory, java.util.function.Predicate)}.
+ * For a protocol {@link dev.heartbeat.netty.probe.Probes} does not cover, subclass this with the
+ * {@link Matching} its answers allow and implement {@link #newPing}, {@link #isAnswer} and, for
+ * {@link Matching#BY_TOKEN}, {@link #tokenOf}; or use
+ * {@link dev.heartbeat.netty.probe.Probes#custom(PingFactory, java.util.function.Predicate)}. The protected
+ * methods are the whole contract: the built-in probes (package {@code dev.heartbeat.netty.probe}) use
+ * nothing else. A probe that can tell from the pipeline whether the handler sits where its answers reach
+ * it overrides {@link #placement} (with {@link ProbePlacement}'s helpers) and {@link #placementAdvice}.
  */
 public abstract class Probe {
 
@@ -148,15 +154,19 @@ public abstract class Probe {
      * <table>
      * <caption>The built-in probes' goodbyes</caption>
      * <tr><th>Probe</th><th>Goodbye</th><th>Says</th></tr>
-     * <tr><td>{@link Probes#http2()}</td><td>GOAWAY</td><td>{@code ENHANCE_YOUR_CALM} for
+     * <tr><td>{@link dev.heartbeat.netty.probe.Probes#http2()}</td><td>GOAWAY</td>
+     *     <td>{@code ENHANCE_YOUR_CALM} for
      *     {@code PING_ABUSE} ({@code too_many_pings}), {@code WRITE_STALL} and {@code UNWRITABLE};
      *     {@code NO_ERROR} for every other reason; the reason's name as debug data</td></tr>
-     * <tr><td>{@link Probes#webSocket()}</td><td>Close</td><td>1008 (policy violation) for
+     * <tr><td>{@link dev.heartbeat.netty.probe.Probes#webSocket()}</td><td>Close</td>
+     *     <td>1008 (policy violation) for
      *     {@code PING_ABUSE} ({@code too_many_pings}), {@code WRITE_STALL} and {@code UNWRITABLE}; 1001
      *     (going away) for every other reason; the reason's name as text</td></tr>
-     * <tr><td>{@link Probes#mqttClient()}</td><td>MQTT 5 DISCONNECT</td><td>a reason code for the reason
+     * <tr><td>{@link dev.heartbeat.netty.probe.Probes#mqttClient()}</td><td>MQTT 5 DISCONNECT</td>
+     *     <td>a reason code for the reason
      *     and the side (see the probe), the reason's name as Reason String; nothing on MQTT 3.1.1</td></tr>
-     * <tr><td>{@link Probes#custom}, {@link Probes#of}</td><td>none</td><td>override this for a line
+     * <tr><td>{@link dev.heartbeat.netty.probe.Probes#custom},
+     *     {@link dev.heartbeat.netty.probe.Probes#of}</td><td>none</td><td>override this for a line
      *     such as {@code BYE <REASON>}</td></tr>
      * </table>
      *
@@ -229,8 +239,9 @@ public abstract class Probe {
 
     /**
      * A short lower-case name for metrics and logs (the {@code probe} tag of the ping meters, see
-     * {@link HeartbeatMetrics}): {@code http2}, {@code websocket}, {@code mqtt} for the built-in probes,
-     * {@code custom} unless overridden. Probes that share a name share their counters.
+     * {@link dev.heartbeat.netty.micrometer.HeartbeatMetrics}): {@code http2}, {@code websocket},
+     * {@code mqtt} for the built-in probes, {@code custom} unless overridden. Probes that share a name
+     * share their counters.
      */
     public String name() {
         return "custom";
@@ -276,20 +287,32 @@ public abstract class Probe {
     }
 
     /**
-     * Where the handler must sit for this probe's answers to reach it; the WARN about missing
-     * answers quotes it.
+     * Where the handler must sit for this probe's answers to reach it, as advice to the reader of a
+     * log: the WARN about missing answers (a channel that wrote {@value #MISPLACEMENT_PINGS} pings and saw
+     * none of their answers while other messages arrived) quotes it. The default names the decoder of the
+     * answers in general terms; a protocol probe names its codec. Called at most once per probe.
+     *
+     * @return one clause, such as {@code "put the Heartbeat handler after MqttDecoder, whose PINGRESP
+     *     messages it must see"}
      */
-    String placementAdvice() {
+    protected String placementAdvice() {
         return "put the Heartbeat handler after the decoder that produces the answers";
     }
 
     /**
      * Event loop: where the handler at {@code ctx} sits for this probe: after the decoder of its answers
-     * ({@link ProbePlacement.Verdict#FITS}), on the wrong side of it ({@code WRONG}), or in a pipeline
-     * with nothing to judge by ({@code UNKNOWN}). The built-in protocol probes judge; any other probe
-     * FITS (it cannot tell). Reads the pipeline; allocates only to describe a problem.
+     * ({@link ProbePlacement.Finding#FITS}), on the wrong side of it ({@link ProbePlacement.Finding#wrong}),
+     * or in a pipeline with nothing to judge by ({@link ProbePlacement.Finding#unknown}). Heartbeat's handler
+     * asks when it starts and decides what to do about the answer (see {@link ProbePlacement}): a ping probe
+     * found WRONG under an ack mode that needs its answers closes the channel. The built-in protocol probes
+     * judge; by default a probe FITS (it cannot tell). Override it only for a verdict that is certain from
+     * the pipeline: read it (with {@link ProbePlacement#first}, {@link ProbePlacement#self} and
+     * {@link ProbePlacement#subject}), do not change it, and allocate only to describe a problem.
+     *
+     * @param ctx the context of the Heartbeat handler being checked
+     * @return the verdict, with the sentence that says what is wrong and the fix unless it fits
      */
-    ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
+    protected ProbePlacement.Finding placement(ChannelHandlerContext ctx) {
         return ProbePlacement.Finding.FITS;
     }
 

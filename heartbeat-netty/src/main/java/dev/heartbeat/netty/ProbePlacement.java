@@ -5,6 +5,7 @@
 package dev.heartbeat.netty;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Predicate;
 
 import io.netty.channel.ChannelHandler;
@@ -44,11 +45,23 @@ import io.netty.channel.ChannelPipeline;
  * </table>
  * A WARN is logged once per probe, however many channels find it; custom probes are not judged (the
  * WARN about missing answers after three pings is their check).
+ *
+ * <h2>For probe writers</h2>
+ * The public part of this class is what a probe's {@link Probe#placement} override works with: the
+ * {@link Finding} it returns, and three helpers that read a pipeline ({@link #first}, {@link #self},
+ * {@link #subject}). The built-in probes of {@code dev.heartbeat.netty.probe} use exactly these. What the
+ * handler does about a finding (the check above) stays inside this package: it reads the configuration.
+ * Everything here is immutable, and the helpers only read the pipeline.
  */
-final class ProbePlacement {
+public final class ProbePlacement {
+
+    /* Why this class is in dev.heartbeat.netty and not in .probe: the check is the handler's (it runs as
+     * the handler starts, reads the configuration's ping and goodbye probes and its ack mode, and closes
+     * the channel), and Probe#placement, in this package, returns a Finding: in .probe, the base package
+     * would depend on the probe package and the configuration's internals would have to be public. */
 
     /** What a probe finds about the place of the handler at a context. */
-    enum Verdict {
+    public enum Verdict {
         /** The handler is where the probe works, or the probe cannot tell (custom probes). */
         FITS,
         /** The handler is on the wrong side of the probe's codec: the answers never reach it. */
@@ -57,15 +70,32 @@ final class ProbePlacement {
         UNKNOWN
     }
 
-    /** A verdict and, unless it FITS, the sentence that says what is wrong and the fix. */
-    record Finding(Verdict verdict, String problem) {
-        static final Finding FITS = new Finding(Verdict.FITS, null);
+    /**
+     * A verdict and, unless it FITS, the sentence that says what is wrong and the fix.
+     *
+     * @param verdict where the handler is, for the probe
+     * @param problem what is wrong and the fix, naming the handlers (begin it with {@link #subject}); null
+     *     when it FITS
+     */
+    public record Finding(Verdict verdict, String problem) {
+        /** The handler is where the probe works, or the probe cannot tell. */
+        public static final Finding FITS = new Finding(Verdict.FITS, null);
 
-        static Finding wrong(String problem) {
+        /** Checks that a finding that does not fit says why. */
+        public Finding {
+            Objects.requireNonNull(verdict, "verdict");
+            if (verdict != Verdict.FITS) {
+                Objects.requireNonNull(problem, "problem");
+            }
+        }
+
+        /** The handler is on the wrong side of the probe's codec; {@code problem} says so and the fix. */
+        public static Finding wrong(String problem) {
             return new Finding(Verdict.WRONG, problem);
         }
 
-        static Finding unknown(String problem) {
+        /** The pipeline has nothing to judge by; {@code problem} says so and where the handler goes. */
+        public static Finding unknown(String problem) {
             return new Finding(Verdict.UNKNOWN, problem);
         }
     }
@@ -138,16 +168,22 @@ final class ProbePlacement {
 
     // ---- for the probes' placement methods
 
-    /** A handler's place in a pipeline: its index from the head and its name. */
-    record Place(int index, String name, ChannelHandler handler) {
-        /** How messages call it: its name and class. */
-        String quoted() {
+    /**
+     * A handler's place in a pipeline: its index from the head, its name and the handler.
+     *
+     * @param index its index from the pipeline's head (0 for the first handler), -1 if it is not there
+     * @param name its name in the pipeline
+     * @param handler the handler
+     */
+    public record Place(int index, String name, ChannelHandler handler) {
+        /** How messages call it: its name and class, as {@code 'name' (SimpleClassName)}. */
+        public String quoted() {
             return "'" + name + "' (" + handler.getClass().getSimpleName() + ")";
         }
     }
 
     /** The first handler of {@code pipeline} (from the head) that {@code test} accepts, or null. */
-    static Place first(ChannelPipeline pipeline, Predicate<ChannelHandler> test) {
+    public static Place first(ChannelPipeline pipeline, Predicate<ChannelHandler> test) {
         int i = 0;
         for (Map.Entry<String, ChannelHandler> e : pipeline) {
             if (test.test(e.getValue())) {
@@ -158,15 +194,15 @@ final class ProbePlacement {
         return null;
     }
 
-    /** The place of the handler at {@code ctx}. */
-    static Place self(ChannelHandlerContext ctx) {
+    /** The place of the handler at {@code ctx}: index -1 if it is no longer in the pipeline. */
+    public static Place self(ChannelHandlerContext ctx) {
         ChannelHandler self = ctx.handler();
         Place p = first(ctx.pipeline(), h -> h == self);
         return p != null ? p : new Place(-1, ctx.name(), self);
     }
 
-    /** "Heartbeat's handler 'name' on channel": how every problem begins. */
-    static String subject(ChannelHandlerContext ctx, Probe probe) {
+    /** "Heartbeat's handler 'name' (probe name) on channel": how every problem begins. */
+    public static String subject(ChannelHandlerContext ctx, Probe probe) {
         return "Heartbeat's handler '" + ctx.name() + "' (probe " + probe.name() + ") on " + ctx.channel();
     }
 }

@@ -7,6 +7,7 @@ package dev.heartbeat.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;

@@ -6,6 +6,7 @@ package dev.heartbeat.netty;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.time.Duration;
 
 import dev.heartbeat.core.ManualTicker;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -47,8 +48,8 @@ class HeartbeatConfigTest {
         fails(NullPointerException.class, "ping factory", () -> HeartbeatConfig.ping((PingFactory) null));
         fails(NullPointerException.class, "probe", () -> HeartbeatConfig.ping((Probe) null));
         fails(IllegalStateException.class, "ackMode MATCHED_ONLY needs a probe that recognises its answers, but "
-                + "CustomProbe[NONE, answers passed on] does not (Matching.NONE): use ANY_INBOUND, or ping(Probe) with "
-                + "a probe such as Probes.http2()",
+                + "PingFactoryProbe[NONE, answers passed on] does not (Matching.NONE): use ANY_INBOUND, or "
+                + "ping(Probe) with a probe such as Probes.http2()",
                 () -> HeartbeatConfig.ping(PING).interval(Duration.ofSeconds(1)).ackMode(AckMode.MATCHED_ONLY).build());
         fails(IllegalStateException.class, "ackMode applies only to the ping policy, not to CLOSE",
                 () -> HeartbeatConfig.closeWhenIdle().ackMode(AckMode.MATCHED_ONLY));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.nio.charset.StandardCharsets;
 
 import io.netty.buffer.ByteBuf;

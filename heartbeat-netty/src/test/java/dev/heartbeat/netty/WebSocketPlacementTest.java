@@ -7,6 +7,7 @@ package dev.heartbeat.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.heartbeat.netty.probe.Probes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -68,7 +69,7 @@ class WebSocketPlacementTest {
         }
 
         @Override
-        String placementAdvice() {
+        protected String placementAdvice() {
             return webSocket.placementAdvice();
         }
 
