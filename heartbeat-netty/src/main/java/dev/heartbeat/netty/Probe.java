@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * latestToken, unanswered)}; if {@code c >= 0} the message answers one of our pings, written
  * {@code c} pings before the latest, and the pings older than it are settled too: set
  * {@code unanswered = c}. If {@link #consumes(int) consumes(c)}, release the message and do not pass
- * it on; anything else goes on through the pipeline. {@code PROBES.md} has the full contract.
+ * it on; anything else goes on through the pipeline. {@code docs/protocols-and-probes.md} has the full contract.
  *
  * <p>Thread-safe: a probe holds no per-channel state. Its methods are called on the channel's event
  * loop.

@@ -15,7 +15,7 @@
  *     {@code IdleStateHandler} fires them ({@link dev.heartbeat.netty.HeartbeatConfig#events()}), closing idle
  *     channels ({@link dev.heartbeat.netty.HeartbeatConfig#closeWhenIdle()}), or pinging silent peers and
  *     closing those that do not answer ({@link dev.heartbeat.netty.HeartbeatConfig#ping(Probe)}, with a
- *     protocol's {@link dev.heartbeat.netty.Probes probe}); add lifecycle guards (maximum age, write stall,
+ *     protocol's {@link dev.heartbeat.netty.probe.Probes probe}); add lifecycle guards (maximum age, write stall,
  *     time unwritable) to any of them.</li>
  * <li>Add {@code monitor.newHandler(config)} to each channel's pipeline where {@code IdleStateHandler} was.
  *     React to {@code IdleStateEvent}s and {@link dev.heartbeat.netty.HeartbeatCloseEvent}s in your own
@@ -24,7 +24,7 @@
  * <li>Optionally: police the peers' pings ({@link dev.heartbeat.netty.PingPolicing}), learn a NAT's keep-alive
  *     interval ({@link dev.heartbeat.netty.AdaptiveKeepAlive}), follow MQTT's Keep Alive
  *     ({@link dev.heartbeat.netty.MqttKeepAlive}), and bind the counters to Micrometer
- *     ({@link dev.heartbeat.netty.HeartbeatMetrics}).</li>
+ *     ({@link dev.heartbeat.netty.micrometer.HeartbeatMetrics}).</li>
  * </ol>
  * The user guide, one page per topic with tested examples, is in {@code heartbeat-netty/docs/} of the
  * project.

@@ -38,7 +38,7 @@ import dev.heartbeat.netty.Probe;
  * <p>The three protocol probes check where the handler goes when the channel starts: a ping probe on
  * the wrong side of its codec, under an ack mode that needs its answers, is refused (an
  * {@code IllegalStateException} down the pipeline, and the channel closed); other doubtful placements
- * are logged as one WARN per probe (see {@code PROBES.md}).
+ * are logged as one WARN per probe (see {@code docs/protocols-and-probes.md}).
  *
  * <p>Peers' own pings are not answers: Netty's HTTP/2 codec and WebSocket protocol handler answer
  * them by themselves, and an MQTT server answers PINGREQ in the application (see {@link MqttKeepAlive}
@@ -78,7 +78,7 @@ public final class Probes {
      * WebSocket Ping frames carrying the token as 8 bytes of application data, answered by a Pong
      * with the same data (RFC 6455 section 5.5.3). Netty's {@code WebSocketServerProtocolHandler}
      * (and the client's) drops Pongs by default: put the Heartbeat handler before it, or build it with
-     * {@code dropPongFrames(false)} (see {@code PROBES.md}). Pongs with other data (unsolicited
+     * {@code dropPongFrames(false)} (see {@code docs/protocols-and-probes.md}). Pongs with other data (unsolicited
      * heartbeats, answers to the application's pings) are passed on.
      */
     public static Probe webSocket() {

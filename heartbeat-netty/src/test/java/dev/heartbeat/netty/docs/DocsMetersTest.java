@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
 
 import dev.heartbeat.core.ManualTicker;
 import dev.heartbeat.netty.HeartbeatConfig;
-import dev.heartbeat.netty.HeartbeatMetrics;
+import dev.heartbeat.netty.micrometer.HeartbeatMetrics;
 import dev.heartbeat.netty.HeartbeatMonitor;
-import dev.heartbeat.netty.Probes;
+import dev.heartbeat.netty.probe.Probes;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
