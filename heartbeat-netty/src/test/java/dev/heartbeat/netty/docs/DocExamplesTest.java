@@ -72,6 +72,9 @@ class DocExamplesTest {
     /** The module's directory: Surefire runs the tests there. */
     private static final Path MODULE = Path.of("").toAbsolutePath();
     private static final Path SOURCE = MODULE.resolve("src/test/java/dev/heartbeat/netty/docs/DocExamplesTest.java");
+    /** The integrations' examples are tested beside their integration's own tests. */
+    private static final Path REACTOR_SOURCE =
+            MODULE.resolve("src/test/java/dev/heartbeat/netty/reactor/ReactorNettyDocExamplesTest.java");
     private static final Pattern BLOCK = Pattern.compile("(?m)^[ \\t]*```java[ \\t]*\\n(.*?)^[ \\t]*```[ \\t]*$",
             Pattern.DOTALL);
     private static final Pattern REGION = Pattern.compile(
@@ -157,7 +160,8 @@ class DocExamplesTest {
         for (Path p : documents()) {
             docs.put(MODULE.getParent().relativize(p).toString(), Files.readString(p, StandardCharsets.UTF_8));
         }
-        String source = Files.readString(SOURCE, StandardCharsets.UTF_8);
+        String source = Files.readString(SOURCE, StandardCharsets.UTF_8) + "\n"
+                + Files.readString(REACTOR_SOURCE, StandardCharsets.UTF_8);
         assertTrue(docs.size() >= 10, "the README and the guide's pages: " + docs.keySet());
         assertTrue(regions(source).size() >= 15, "the tagged regions: " + regions(source).keySet());
         List<String> problems = problems(docs, source);

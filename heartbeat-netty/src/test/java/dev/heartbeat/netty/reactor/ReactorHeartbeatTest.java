@@ -30,7 +30,7 @@ import dev.heartbeat.netty.AckMode;
 import dev.heartbeat.netty.CloseReason;
 import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.HeartbeatMonitor;
-import dev.heartbeat.netty.Probes;
+import dev.heartbeat.netty.probe.Probes;
 import io.netty.channel.Channel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

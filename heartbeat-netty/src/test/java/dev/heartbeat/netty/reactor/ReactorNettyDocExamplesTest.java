@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
 
 import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.HeartbeatMonitor;
-import dev.heartbeat.netty.Probes;
+import dev.heartbeat.netty.probe.Probes;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
