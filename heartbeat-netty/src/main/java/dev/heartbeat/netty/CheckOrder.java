@@ -36,6 +36,17 @@ final class CheckOrder {
     private CheckOrder() {
     }
 
+    /** The timeout of idle {@code kind} under {@code cfg}, 0 when off. */
+    static long timeout(HeartbeatConfig cfg, int kind) {
+        return kind == READER ? cfg.readerIdleNanos : kind == WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
+    }
+
+    /** Any thread: the ticker time of the latest activity of idle {@code kind} (opaque reads of the stamps). */
+    static long lastActivity(HeartbeatHandler h, int kind) {
+        return kind == READER ? h.lastReadOpaque()
+                : kind == WRITER ? h.lastWriteOpaque() : Rule.latest(h.lastReadOpaque(), h.lastWriteOpaque());
+    }
+
     /** The kind at {@code position} (0, 1 or 2) of {@code order}. */
     static int kindAt(int order, int position) {
         return PERMUTATIONS[order][position];

@@ -239,8 +239,7 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     /** The timeout of the check of {@code kind}, 0 if disabled. */
     static long timeout(HeartbeatConfig cfg, int kind) {
-        return kind == CheckOrder.READER ? cfg.readerIdleNanos
-                : kind == CheckOrder.WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
+        return CheckOrder.timeout(cfg, kind);
     }
 
     private static int wasIdleFlag(int kind) {
@@ -285,8 +284,7 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     /** Event loop: the latest activity that counts for {@code kind}. */
     static long lastActivity(HeartbeatHandler h, int kind) {
-        return kind == CheckOrder.READER ? h.lastReadOpaque()
-                : kind == CheckOrder.WRITER ? h.lastWriteOpaque() : latest(h.lastReadOpaque(), h.lastWriteOpaque());
+        return CheckOrder.lastActivity(h, kind);
     }
 
     private static boolean outputChanged(HeartbeatHandler h, HeartbeatConfig cfg, boolean first) {

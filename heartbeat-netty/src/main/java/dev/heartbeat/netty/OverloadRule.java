@@ -23,7 +23,8 @@ final class OverloadRule extends Rule {
 
     /** Whether {@code cfg} is scaled under overload. */
     static boolean applies(HeartbeatConfig cfg) {
-        return cfg.policy instanceof ClosePolicy;
+        HeartbeatConfig.Policy kind = cfg.policy.kind();
+        return kind == HeartbeatConfig.Policy.CLOSE || kind == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION;
     }
 
     @Override
@@ -69,7 +70,7 @@ final class OverloadRule extends Rule {
         }
         CloseReason reason = kind == CheckOrder.READER ? CloseReason.READER_IDLE
                 : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
-        if (CloseSequence.announce(h, ctx, reason, now - IdlePolicy.lastActivity(h, kind), true)) {
+        if (CloseSequence.announce(h, ctx, reason, now - CheckOrder.lastActivity(h, kind), true)) {
             h.monitor().overloadClose(); // counted when it goes ahead: a close the veto holds is not one yet
             CloseSequence.closeWithGoodbye(h, ctx, reason);
         }
@@ -79,9 +80,9 @@ final class OverloadRule extends Rule {
     static int idleKind(HeartbeatHandler h, HeartbeatConfig cfg, double factor, long now) {
         boolean busy = h.readingOpaque();
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
-            long timeout = scaled(IdlePolicy.timeout(cfg, kind), factor);
+            long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);
             if (timeout > 0 && !(busy && kind != CheckOrder.WRITER)
-                    && now - IdlePolicy.lastActivity(h, kind) >= timeout) {
+                    && now - CheckOrder.lastActivity(h, kind) >= timeout) {
                 return kind;
             }
         }
@@ -92,9 +93,9 @@ final class OverloadRule extends Rule {
     static long nextDeadline(HeartbeatHandler h, HeartbeatConfig cfg, double factor, long otherwise) {
         long next = otherwise;
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
-            long timeout = scaled(IdlePolicy.timeout(cfg, kind), factor);
+            long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);
             if (timeout > 0) {
-                next = earliest(next, IdlePolicy.lastActivity(h, kind) + timeout);
+                next = earliest(next, CheckOrder.lastActivity(h, kind) + timeout);
             }
         }
         return next;

@@ -7,11 +7,18 @@ package dev.heartbeat.netty;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.CompositeArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 
 /**
  * The package rules of heartbeat-core and heartbeat-netty (issue 26), checked on the main classes of both
@@ -74,4 +81,34 @@ class ArchitectureTest {
             .that().resideInAPackage("dev.heartbeat.core..")
             .should().dependOnClassesThat().resideInAPackage("io.netty..")
             .because("heartbeat-core must not depend on Netty");
+
+    /**
+     * Rules compose through the engine only (the handler's judge and perform, {@link CloseSequence}):
+     * a rule never calls or names another rule, so a rule is added or changed without an edit to the
+     * others. The abstract bases ({@link Rule}, {@link HandlerPolicy}, {@link IdlePolicy}) and the
+     * shared helpers ({@link ActionBits}, {@link CheckOrder}, {@link CloseSequence}) are not rules.
+     */
+    @ArchTest
+    static final ArchRule A_RULE_DOES_NOT_DEPEND_ON_ANOTHER_RULE = classes()
+            .that(concreteRules())
+            .should(new ArchCondition<JavaClass>("not depend on another rule") {
+                @Override
+                public void check(JavaClass rule, ConditionEvents events) {
+                    for (Dependency d : rule.getDirectDependenciesFromSelf()) {
+                        JavaClass target = d.getTargetClass();
+                        if (!target.equals(rule) && concreteRules().test(target)
+                                && !target.getName().startsWith(rule.getName() + "$")
+                                && !rule.getName().startsWith(target.getName() + "$")) {
+                            events.add(SimpleConditionEvent.violated(rule, d.getDescription()));
+                        }
+                    }
+                }
+            })
+            .because("rules compose through the engine, never through each other");
+
+    /** The concrete rules: subclasses of {@link Rule} other than its abstract bases. */
+    private static DescribedPredicate<JavaClass> concreteRules() {
+        return DescribedPredicate.describe("are concrete rules", c -> c.isAssignableTo(Rule.class)
+                && !c.getModifiers().contains(JavaModifier.ABSTRACT));
+    }
 }
