@@ -27,7 +27,8 @@ public final class CloseDecision {
     }
 
     /**
-     * Keeps the channel open and asks again {@code delay} later, if it is still due to close then
+     * Keeps the channel open and asks again {@code delay} later (a delay under 10 ms: 10 ms later, when
+     * the monitor's worker looks for the hold), if it is still due to close then
      * (traffic in between puts an idle close off as usual); the channel's other checks go on
      * meanwhile. Held closes of one episode add up to at most the configuration's
      * {@link HeartbeatConfig.Builder#maxCloseHold}, after which the close goes ahead without asking.
