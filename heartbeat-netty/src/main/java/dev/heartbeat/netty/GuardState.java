@@ -97,6 +97,14 @@ final class GuardState {
      */
     private int stallLookedAt;
 
+    // ---- Worker only. ----
+    /**
+     * The index of the latest point of the write stall's look grid ({@code configuredAt} + k x a quarter
+     * of the timeout) the worker looked at (see {@link WriteStallRule}): the low 32 bits of k, compared
+     * for equality only. Fits where the guards' next look was: the state stays 144 bytes.
+     */
+    int stallGridLooked;
+
     /**
      * The state for a configuration set at {@code now}, carrying over what {@code previous} (or null)
      * knew. The unwritable spell is kept only by a state that watches writability

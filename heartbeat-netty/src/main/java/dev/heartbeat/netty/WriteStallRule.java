@@ -9,10 +9,11 @@ import io.netty.channel.ChannelOutboundBuffer;
 
 /**
  * Write stall ({@code writeStall}): bytes wait in the outbound buffer and none of them left for the
- * timeout. The worker looks {@link Guards#STALL_LOOKS} times per timeout and hands a look to the
- * event loop while bytes are pending; the event loop compares the outbound buffer with its last
- * picture ({@link GuardState#stalled}) and closes for WRITE_STALL. The goodbye is written but not
- * waited for: it queues behind the bytes the peer does not read.
+ * timeout. The worker looks {@link Guards#STALL_LOOKS} times per timeout, on a grid from the
+ * configuration's start, and hands a look to the event loop while bytes are pending; the event loop
+ * compares the outbound buffer with its last picture ({@link GuardState#stalled}) and closes for
+ * WRITE_STALL. The goodbye is written but not waited for: it queues behind the bytes the peer does
+ * not read.
  */
 final class WriteStallRule extends Rule {
 
@@ -28,7 +29,18 @@ final class WriteStallRule extends Rule {
 
     @Override
     int judge(HeartbeatHandler h, BoundConfig bound, long now) {
-        h.lookAt(now + bound.config.guards.stallLookNanos());
+        // The looks keep to a fixed grid from the configuration's start, whatever other rules' judgements
+        // come between: a picture taken at a grid point is judged exactly a timeout later, at a grid point,
+        // so a stall is closed at most a quarter of the timeout after its due time (a grid of "now + a
+        // quarter" drifts with the other rules' looks, and the close could come half a timeout late).
+        GuardState g = h.guardState();
+        long quarter = bound.config.guards.stallLookNanos();
+        long k = (now - g.configuredAt) / quarter; // the latest grid point at or before now
+        h.lookAt(g.configuredAt + (k + 1) * quarter);
+        if ((int) k == g.stallGridLooked) {
+            return 0; // this grid point was looked at: a judgement for another rule
+        }
+        g.stallGridLooked = (int) k;
         return Guards.pendingBytes(h.ctx.channel()) > 0 ? ActionBits.STALL : 0;
     }
 

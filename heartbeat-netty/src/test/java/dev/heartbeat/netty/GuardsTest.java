@@ -387,6 +387,37 @@ class GuardsTest {
     }
 
     @Test
+    void aWriteStallIsClosedWithinAQuarterOfItsTimeoutLateWhateverOtherRulesLookAtTheChannel() {
+        // The model's family 101 (seed 347): the idle policy's own looks (reader idle events every 130 ms here)
+        // moved the stall's looks ("now + a quarter" at every judgement), so the picture was taken up to a quarter
+        // late and judged up to a quarter after its timeout: closed up to 1.5 x the timeout after the bytes began
+        // to wait, where the Javadoc promises 1.25 x. On a grid from the configuration's start: 1.25 x.
+        HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofMillis(130))
+                .writeStall(Duration.ofMillis(400)).build();
+        List<EmbeddedChannel> channels = new ArrayList<>();
+        List<VirtualTime.Recorder> recorders = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            VirtualTime.Recorder r = world.recorder();
+            recorders.add(r);
+            channels.add(channel(cfg, r));
+        }
+        for (int i = 0; i < 20; i++) { // channel i's bytes begin to wait 5 (i + 1) ms in, never to leave
+            step(5);
+            write(channels.get(i), 100);
+        }
+        step(1_000);
+        for (int i = 0; i < 20; i++) {
+            long pendingSince = 5L * (i + 1);
+            VirtualTime.Recorder r = recorders.get(i);
+            int at = r.events.indexOf(HeartbeatCloseEvent.of(CloseReason.WRITE_STALL));
+            assertTrue(at >= 0, "channel " + i + " closed for WRITE_STALL: " + r.events);
+            long after = r.times.get(at) - pendingSince;
+            assertTrue(after >= 400 && after <= 500 + 2, "channel " + i + ": closed " + after
+                    + " ms after its bytes began to wait (between 1 and 1.25 x the 400 ms timeout, plus a tick)");
+        }
+    }
+
+    @Test
     void aPausedEventLoopIsNotThePeersWriteStall() {
         // Issue 26 item 21: a server's event loop that did not run for over a second (a GC pause, a thread left
         // without a core) wrote nothing meanwhile, though its slow reader kept draining the socket; the first look
