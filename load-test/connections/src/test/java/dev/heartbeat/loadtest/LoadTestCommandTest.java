@@ -15,9 +15,11 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
@@ -44,19 +46,42 @@ class LoadTestCommandTest {
         assertTrue(r[2].contains("Try 'load-test --help'"), r[2]);
     }
 
+    /** {@code --help} is short: every option on a line of its own, grouped; each role one line. */
     @Test
-    void helpExplainsEveryFlag() {
+    void helpIsUnder80LinesAndListsEveryOptionAndRole() {
         String[] r = execute("--help");
         assertEquals("0", r[0]);
-        for (String flag : new String[] {"--connections", "--transport", "--duration", "--idle-timeout", "--policy",
-            "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
-            "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
-            "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
-            "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
-            "too_many_pings", "aged", "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace",
-            "MAX_AGE", "--storm", "--action-budget", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN",
-            "slowreader"}) {
-            assertTrue(r[1].contains(flag), flag);
+        List<String> lines = r[1].lines().collect(Collectors.toList());
+        assertTrue(lines.size() <= 80, "--help has " + lines.size() + " lines:\n" + r[1]);
+        for (String l : lines) {
+            assertTrue(l.length() <= LoadTest.HELP_WIDTH, "over " + LoadTest.HELP_WIDTH + " columns: " + l);
+        }
+        for (CommandLine.Model.OptionSpec o : LoadTest.commandLine().getCommandSpec().options()) {
+            assertTrue(lines.stream().anyMatch(l -> l.trim().startsWith(o.longestName() + "=")
+                    || l.trim().startsWith(o.longestName() + " ") || l.trim().equals(o.longestName())
+                    || l.trim().contains(", " + o.longestName())), o.longestName() + " listed in:\n" + r[1]);
+        }
+        assertFalse(r[1].contains("Other:"), "every option is in a group of LoadTest.OPTION_GROUPS");
+        for (String heading : new String[] {"Connections:", "Timeouts", "Mix:", "Protocol:", "Lifecycle", "Output:"}) {
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith(heading)), heading);
+        }
+        for (Role role : Role.values()) {
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("  " + role + " ")), role + " on a line of its own");
+        }
+        assertFalse(r[1].matches("(?s).*issue \\d+.*"), "no issue numbers in --help");
+    }
+
+    /** The roles' full meaning, which --help no longer holds, is in load-test/docs/roles.md. */
+    @Test
+    void theRolesFullMeaningIsInTheDocs() throws IOException {
+        String doc = Files.readString(Path.of("../docs/roles.md"), StandardCharsets.UTF_8);
+        for (Role role : Role.values()) {
+            assertTrue(doc.contains("**" + role + "**") || doc.contains("## " + role), role.toString());
+        }
+        for (String word : new String[] {"PINGREQ", "GOAWAY", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
+            "too_many_pings", "MAX_AGE", "--storm", "--action-budget", "WRITE_STALL", "--drain", "DRAIN",
+            "premature", "Lateness", "--churn-rate"}) {
+            assertTrue(doc.contains(word), word);
         }
     }
 
@@ -198,7 +223,8 @@ class LoadTestCommandTest {
     @Test
     void theSmokeTestInTheHelpIsAValidScenario() {
         String[] r = execute("--help");
-        assertTrue(r[1].replaceAll("\\s+", " ").contains("java -jar load-test/target/load-test.jar "
+        String help = r[1].replace(" \\\n", " ").replaceAll("\\s+", " ");
+        assertTrue(help.contains("java -jar load-test/target/load-test.jar "
                 + LoadTest.SMOKE_TEST), r[1]);
         for (String extra : new String[] {"", " --compare heartbeat", " --seed 7 --mix active=50,silent=50"}) {
             CommandLine cmd = LoadTest.commandLine();
