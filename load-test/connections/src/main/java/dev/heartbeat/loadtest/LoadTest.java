@@ -548,18 +548,11 @@ public final class LoadTest implements Callable<Integer> {
         Report report = new Report(s, plan, results, commandLine(plan.loadTestJar, args), startedAt, wall, errors);
         report.write(plan.out);
         progress.println("");
+        progress.println(new ReportVerdicts(report).text());
         for (String t : report.transports()) {
             progress.println(report.textTable(t));
-            for (Report.Goal g : report.goals(t)) {
-                progress.println(String.format(Locale.ROOT, "  %-6s %s: %s (target %s)", g.verdict(), g.goal(),
-                        g.measured(), g.target()));
-            }
-            progress.println("");
         }
         List<String> failures = report.checkFailures();
-        for (String f : failures) {
-            err.println("load-test: " + f);
-        }
         progress.println("Report: " + plan.out.resolve("report.html") + " (and report.json, report.md); wall time "
                 + Progress.seconds(wall));
         if (!errors.isEmpty()) {
