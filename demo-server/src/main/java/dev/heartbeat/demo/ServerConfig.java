@@ -575,6 +575,10 @@ public final class ServerConfig {
             }
             requireProtocolFits();
             requireLifecycle();
+            if (peerPingRules != null) {
+                // the demo's rule: the library takes 0, which would accept every ping and police nothing
+                requireTimeout("--peer-ping-min-interval", peerPingRules.minInterval());
+            }
             LibraryChecks.require(this);
             return new ServerConfig(this);
         }

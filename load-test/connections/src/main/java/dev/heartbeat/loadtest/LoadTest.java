@@ -389,8 +389,8 @@ public final class LoadTest implements Callable<Integer> {
             throw new IllegalArgumentException("--active-rate must be at most " + (int) MAX_ACTIVE_RATE
                     + " lines per second: " + activeRate);
         }
-        boolean mixGiven = spec != null && spec.commandLine().getParseResult() != null
-                && spec.commandLine().getParseResult().hasMatchedOption("--mix");
+        boolean mixGiven = given("--mix");
+        requireEveryFlagCounts();
         return Scenario.builder()
                 .connections(connections)
                 .mix(Mix.parse(storm && !mixGiven ? "silent=100" : mix))
@@ -418,6 +418,55 @@ public final class LoadTest implements Callable<Integer> {
                 .writeStallNanos(writeStall == null ? 0 : writeStall.toNanos())
                 .drainNanos(drain == null ? 0 : drain.toNanos())
                 .build();
+    }
+
+    /** Whether the command line gave {@code flag} (not just its default). */
+    private boolean given(String flag) {
+        return spec != null && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption(flag);
+    }
+
+    /**
+     * Refuses a flag that the chosen policy, protocol, transport, implementations or mix would ignore, naming
+     * it and the flag that would make it count.
+     */
+    private void requireEveryFlagCounts() {
+        boolean mqtt = probe == ServerConfig.Protocol.MQTT;
+        if (mqtt) {
+            refuse("--probe mqtt servers close after 1.5 x the clients' Keep Alive (--ping-interval)",
+                    "give --probe line, websocket or http2", "--ping-timeout", "--max-missed-pings", "--idle-timeout");
+        } else if (policy == Scenario.Policy.CLOSE) {
+            refuse("--policy close sends no pings", "give --policy ping", "--ping-interval", "--ping-timeout",
+                    "--max-missed-pings");
+        } else {
+            refuse("--policy ping closes after --ping-interval + --max-missed-pings x --ping-timeout",
+                    "give --policy close", "--idle-timeout");
+        }
+        if (transport == Transport.LOCAL) {
+            refuse("--transport local runs one JVM, without sockets", "give --transport tcp", "--client-heap",
+                    "--max-connections-per-process", "--base-port", "--demo-server-jar");
+        }
+        if (!compare.contains(Impl.HEARTBEAT)) {
+            refuse("it is Heartbeat's, and --compare " + compare + " has no heartbeat", "give --compare heartbeat",
+                    "--tick", "--worker-host", "--hand-offs");
+        }
+        if (!mix.contains(Role.PINGFLOOD.toString())) {
+            refuse("only pingflood connections send PING lines that fast", "give --mix with pingflood=N",
+                    "--flood-lines");
+        }
+        if (target.isEmpty()) {
+            refuse("it names the endpoints of --target servers", "give --target", "--target-metrics");
+        }
+    }
+
+    /** Refuses the first of {@code flags} given: "--flag would do nothing: why; fix, or leave --flag out". */
+    private void refuse(String why, String fix, String... flags) {
+        for (String flag : flags) {
+            if (given(flag)) {
+                throw new IllegalArgumentException(flag + " would do nothing: " + why + "; " + fix + ", or leave "
+                        + flag + " out");
+            }
+        }
     }
 
     /**

@@ -220,6 +220,61 @@ class LoadTestCommandTest {
                 "silent=50,pong=50", "--compare", "heartbeat");
     }
 
+    /** The argument lists .ci/run gives the load test: each parses and makes its scenario. */
+    @Test
+    void theCiRunsCommandsAreAccepted() throws IOException {
+        String ci = Files.readString(Path.of("../../.ci/run"), StandardCharsets.UTF_8).replace("\\\n", " ")
+                .replace("\"target/ci-reports/local-$probe\"", "target/ci-reports/x").replace("\"$probe\"", "PROBE")
+                .replace("$timeouts", "TIMEOUTS");
+        Matcher m = Pattern.compile("java -jar load-test/target/load-test.jar ([^\\n]*)").matcher(ci);
+        int found = 0;
+        while (m.find()) {
+            for (String probe : new String[] {"websocket", "http2", "mqtt"}) {
+                String args = m.group(1).trim().replaceAll("\\s+", " ").replace("PROBE", probe)
+                        .replace("TIMEOUTS", probe.equals("mqtt") ? "" : "--ping-timeout 2s --max-missed-pings 2")
+                        .replaceAll("\\s+", " ");
+                CommandLine cmd = LoadTest.commandLine();
+                cmd.parseArgs(args.split(" "));
+                Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+                assertTrue(s.connections >= 2000, args);
+            }
+            found++;
+        }
+        assertEquals(4, found, "the load tests of .ci/run");
+    }
+
+    /** A flag the chosen policy, protocol, transport, impls or mix would ignore is refused, naming what would count. */
+    @Test
+    void flagsThatWouldDoNothingAreRefused() {
+        assertRefused("--ping-timeout would do nothing: --policy close sends no pings; give --policy ping",
+                "--policy", "close", "--ping-timeout", "2s");
+        assertRefused("--idle-timeout would do nothing: --policy ping closes after", "--idle-timeout", "5s");
+        assertRefused("--max-missed-pings would do nothing: --probe mqtt servers close after 1.5 x", "--probe", "mqtt",
+                "--max-missed-pings", "2");
+        assertRefused("--base-port would do nothing: --transport local runs one JVM", "--transport", "local",
+                "--base-port", "21000");
+        assertRefused("--tick would do nothing: it is Heartbeat's", "--compare", "netty", "--tick", "2ms");
+        assertRefused("--flood-lines would do nothing: only pingflood connections", "--flood-lines", "5");
+        assertRefused("--target-metrics would do nothing", "--target-metrics", "127.0.0.1:9100");
+    }
+
+    /** Each scenario's server flags are only the ones that count for the impl (the demo server refuses others). */
+    @Test
+    void theServersAreGivenOnlyTheFlagsThatCount() {
+        Scenario ping = Scenario.builder().connections(2000).build();
+        String hb = String.join(" ", ping.serverFlags(Scenario.HEARTBEAT, 1));
+        assertFalse(hb.contains("--idle-timeout"), hb);
+        assertTrue(hb.contains("--ping-interval") && hb.contains("--hand-offs"), hb);
+        String netty = String.join(" ", ping.serverFlags(Scenario.NETTY, 1));
+        assertFalse(netty.contains("--hand-offs") || netty.contains("--worker-host"), netty);
+        String none = String.join(" ", ping.serverFlags(Scenario.NONE, 1));
+        assertFalse(none.contains("--policy") || none.contains("--ping-interval"), none);
+        Scenario close = Scenario.builder().connections(2000).policy(Scenario.Policy.CLOSE).build();
+        String c = String.join(" ", close.serverFlags(Scenario.HEARTBEAT, 1));
+        assertTrue(c.contains("--policy close --idle-timeout"), c);
+        assertFalse(c.contains("--ping-interval") || c.contains("--ping-timeout"), c);
+    }
+
     @Test
     void theSmokeTestInTheHelpIsAValidScenario() {
         String[] r = execute("--help");
