@@ -611,7 +611,8 @@ final class Scenario {
             }
         }
         if (HEARTBEAT.equals(impl)) {
-            flags.addAll(List.of("--worker-host", workerHost.toString(), "--hand-offs", lazyHandOffs ? "lazy" : "eager"));
+            flags.addAll(List.of("--worker-host", workerHost.toString(), "--hand-offs",
+                    lazyHandOffs ? "lazy" : "eager"));
             if (tickNanos > 0) {
                 flags.addAll(List.of("--tick", nanos(tickNanos)));
             }

@@ -159,7 +159,7 @@ class LoadTestCommandTest {
         assertEquals(ws.settings(), ws.settings().scenario().settings(), "the probe survives the JSON hand-over");
 
         cmd = LoadTest.commandLine();
-        cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe mqtt").split(" "));
+        cmd.parseArgs((LoadTest.SMOKE_TEST.replace(" --ping-timeout 2s", "") + " --probe mqtt").split(" "));
         Scenario mqtt = ((LoadTest) cmd.getCommand()).scenario();
         assertEquals(3, mqtt.mqttKeepAliveSeconds());
         assertEquals(TimeUnit.MILLISECONDS.toNanos(4500), mqtt.closeWindowNanos());
@@ -177,7 +177,9 @@ class LoadTestCommandTest {
     void floodersWorkWithEveryProbeAndMakeTheServersPolicePings() {
         for (String probe : new String[] {"line", "websocket", "http2", "mqtt"}) {
             CommandLine cmd = LoadTest.commandLine();
-            cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe " + probe + " --mix silent=20,active=20,pong=40,dying=10,"
+            String smoke = probe.equals("mqtt") ? LoadTest.SMOKE_TEST.replace(" --ping-timeout 2s", "")
+                    : LoadTest.SMOKE_TEST;
+            cmd.parseArgs((smoke + " --probe " + probe + " --mix silent=20,active=20,pong=40,dying=10,"
                     + "flooder=10").split(" "));
             Scenario s = ((LoadTest) cmd.getCommand()).scenario();
             assertEquals(10, s.mix.percent(Role.FLOODER), probe);
