@@ -459,12 +459,17 @@ public final class LoadTest implements Callable<Integer> {
         }
     }
 
-    /** Refuses the first of {@code flags} given: "--flag would do nothing: why; fix, or leave --flag out". */
+    /**
+     * Refuses the first of {@code flags} given: "--flag VALUE would do nothing: why; fix, or leave --flag
+     * out".
+     */
     private void refuse(String why, String fix, String... flags) {
         for (String flag : flags) {
             if (given(flag)) {
-                throw new IllegalArgumentException(flag + " would do nothing: " + why + "; " + fix + ", or leave "
-                        + flag + " out");
+                List<String> values = spec.commandLine().getParseResult().matchedOption(flag).originalStringValues();
+                String value = values.isEmpty() ? "" : " " + values.get(values.size() - 1);
+                throw new IllegalArgumentException(flag + value + " would do nothing: " + why + "; " + fix
+                        + ", or leave " + flag + " out");
             }
         }
     }

@@ -248,16 +248,16 @@ class LoadTestCommandTest {
     /** A flag the chosen policy, protocol, transport, impls or mix would ignore is refused, naming what would count. */
     @Test
     void flagsThatWouldDoNothingAreRefused() {
-        assertRefused("--ping-timeout would do nothing: --policy close sends no pings; give --policy ping",
+        assertRefused("--ping-timeout 2s would do nothing: --policy close sends no pings; give --policy ping",
                 "--policy", "close", "--ping-timeout", "2s");
-        assertRefused("--idle-timeout would do nothing: --policy ping closes after", "--idle-timeout", "5s");
-        assertRefused("--max-missed-pings would do nothing: --probe mqtt servers close after 1.5 x", "--probe", "mqtt",
-                "--max-missed-pings", "2");
-        assertRefused("--base-port would do nothing: --transport local runs one JVM", "--transport", "local",
+        assertRefused("--idle-timeout 5s would do nothing: --policy ping closes after", "--idle-timeout", "5s");
+        assertRefused("--max-missed-pings 2 would do nothing: --probe mqtt servers close after 1.5 x", "--probe",
+                "mqtt", "--max-missed-pings", "2");
+        assertRefused("--base-port 21000 would do nothing: --transport local runs one JVM", "--transport", "local",
                 "--base-port", "21000");
-        assertRefused("--tick would do nothing: it is Heartbeat's", "--compare", "netty", "--tick", "2ms");
-        assertRefused("--flood-lines would do nothing: only pingflood connections", "--flood-lines", "5");
-        assertRefused("--target-metrics would do nothing", "--target-metrics", "127.0.0.1:9100");
+        assertRefused("--tick 2ms would do nothing: it is Heartbeat's", "--compare", "netty", "--tick", "2ms");
+        assertRefused("--flood-lines 5 would do nothing: only pingflood connections", "--flood-lines", "5");
+        assertRefused("--target-metrics 127.0.0.1:9100 would do nothing", "--target-metrics", "127.0.0.1:9100");
     }
 
     /** Each scenario's server flags are only the ones that count for the impl (the demo server refuses others). */
