@@ -242,8 +242,13 @@ final class DemoCommand implements Callable<Integer> {
         return cmd;
     }
 
-    /** The settings the flags describe. */
+    /**
+     * The settings the flags describe.
+     *
+     * @throws IllegalArgumentException naming the flag that cannot work, or that would do nothing
+     */
     ServerConfig toConfig() {
+        requireEveryFlagCounts();
         ServerConfig.Builder b = ServerConfig.builder()
                 .host(host)
                 .port(port)
@@ -272,6 +277,53 @@ final class DemoCommand implements Callable<Integer> {
         b.lifecycle(new ServerConfig.Lifecycle(maxAge, maxAgeJitter, maxAgeJitterMode, maxAgeGrace, writeStall,
                 maxUnwritable, actionBudget));
         return b.build();
+    }
+
+    /** Whether the command line gave {@code flag} (not just its default). */
+    private boolean given(String flag) {
+        return spec != null && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption(flag);
+    }
+
+    /**
+     * Refuses a flag that the chosen idle impl, policy or protocol would ignore, naming it and the flag that
+     * would make it count.
+     *
+     * @throws IllegalArgumentException for the first such flag
+     */
+    private void requireEveryFlagCounts() {
+        String impl = "--idle-impl " + idleImpl;
+        if (idleImpl == ServerConfig.IdleImpl.NONE) {
+            refuse(impl + " watches no idleness", "give --idle-impl heartbeat or netty", "--policy", "--idle-timeout",
+                    "--ping-interval", "--ping-timeout", "--max-missed-pings", "--ack-mode");
+        }
+        if (idleImpl != ServerConfig.IdleImpl.HEARTBEAT) {
+            refuse("it is Heartbeat's, and " + impl + " has no Heartbeat", "give --idle-impl heartbeat", "--tick",
+                    "--worker-host", "--hand-offs");
+        }
+        if (policy != ServerConfig.Policy.PING || protocol == ServerConfig.Protocol.MQTT) {
+            refuse("it applies to the ping policy, and " + (protocol == ServerConfig.Protocol.MQTT ? "--probe mqtt "
+                    + "servers never ping (the clients' Keep Alive rules)" : "--policy " + policy + " sends no pings"),
+                    protocol == ServerConfig.Protocol.MQTT ? "give --probe line, websocket or http2 with --policy ping"
+                            : "give --policy ping", "--ping-interval", "--ping-timeout", "--max-missed-pings");
+        } else {
+            refuse("--policy ping closes after --ping-interval + --max-missed-pings x --ping-timeout, not after an "
+                    + "idle timeout", "give --policy close or event", "--idle-timeout");
+        }
+        if (!given("--max-age-jitter") && !given("--max-age")) {
+            refuse("it says how --max-age-jitter spreads the ages, and there is none", "give --max-age and "
+                    + "--max-age-jitter", "--max-age-jitter-mode");
+        }
+    }
+
+    /** Refuses the first of {@code flags} given: "--flag does nothing here: why; fix". */
+    private void refuse(String why, String fix, String... flags) {
+        for (String flag : flags) {
+            if (given(flag)) {
+                throw new IllegalArgumentException(flag + " would do nothing: " + why + "; " + fix + ", or leave "
+                        + flag + " out");
+            }
+        }
     }
 
     /**

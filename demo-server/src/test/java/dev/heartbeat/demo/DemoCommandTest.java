@@ -58,15 +58,15 @@ class DemoCommandTest {
 
     @Test
     void everyFlag() {
-        ServerConfig c = parse("--host", "0.0.0.0", "--port", "7100", "--idle-impl", "netty", "--policy", "PING",
-                "--idle-timeout", "2m", "--ping-interval", "10s", "--ping-timeout", "2500ms", "--max-missed-pings",
+        ServerConfig c = parse("--host", "0.0.0.0", "--port", "7100", "--idle-impl", "heartbeat", "--policy", "PING",
+                "--ping-interval", "10s", "--ping-timeout", "2500ms", "--max-missed-pings",
                 "5", "--max-line", "100", "--transport", "nio", "--metrics-port", "0", "--worker-threads", "3",
                 "--tick", "4ms");
         assertEquals("0.0.0.0", c.host());
         assertEquals(7100, c.port());
-        assertEquals(ServerConfig.IdleImpl.NETTY, c.idleImpl());
+        assertEquals(ServerConfig.IdleImpl.HEARTBEAT, c.idleImpl());
         assertEquals(ServerConfig.Policy.PING, c.policy());
-        assertEquals(Duration.ofMinutes(2), c.idleTimeout());
+        assertEquals(Duration.ofSeconds(30), c.idleTimeout(), "the default: --policy ping refuses --idle-timeout");
         assertEquals(Duration.ofSeconds(10), c.pingInterval());
         assertEquals(Duration.ofMillis(2500), c.pingTimeout());
         assertEquals(5, c.maxMissedPings());
@@ -155,7 +155,65 @@ class DemoCommandTest {
         assertEquals("2", r[0]);
         assertTrue(r[2].contains("--peer-ping-min-interval must be at least 1ms: 0s"), r[2]);
         r = execute("--police-pings", "--peer-ping-max-strikes", "-1");
-        assertTrue(r[2].contains("--peer-ping-max-strikes cannot be negative: -1"), r[2]);
+        assertTrue(r[2].contains("--peer-ping-max-strikes: maxStrikes cannot be negative: -1"), r[2]);
+    }
+
+    private static void assertRefused(String expected, String... args) {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> parse(args), String.join(" ", args));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    /** A flag the chosen impl, policy or protocol ignores is refused, naming the flag that would make it count. */
+    @Test
+    void flagsThatWouldDoNothingAreRefused() {
+        assertRefused("--ping-interval would do nothing: it applies to the ping policy, and --policy close sends no "
+                + "pings; give --policy ping", "--ping-interval", "5s");
+        assertRefused("--ping-timeout would do nothing", "--policy", "event", "--ping-timeout", "5s");
+        assertRefused("--max-missed-pings would do nothing", "--policy", "close", "--max-missed-pings", "2");
+        assertRefused("--ping-interval would do nothing: it applies to the ping policy, and --probe mqtt servers "
+                + "never ping", "--probe", "mqtt", "--ping-interval", "5s");
+        assertRefused("--idle-timeout would do nothing: --policy ping closes after --ping-interval", "--policy",
+                "ping", "--idle-timeout", "5s");
+        assertRefused("--tick would do nothing: it is Heartbeat's, and --idle-impl netty has no Heartbeat; give "
+                + "--idle-impl heartbeat", "--idle-impl", "netty", "--tick", "1ms");
+        assertRefused("--hand-offs would do nothing", "--idle-impl", "none", "--hand-offs", "lazy");
+        assertRefused("--policy would do nothing: --idle-impl none watches no idleness", "--idle-impl", "none",
+                "--policy", "close");
+        assertRefused("--max-age-jitter-mode would do nothing", "--max-age-jitter-mode", "up_only");
+        String[] r = execute("--ping-interval", "5s");
+        assertEquals("2", r[0], "a usage error");
+        assertTrue(r[2].contains("--ping-interval would do nothing"), r[2]);
+    }
+
+    /** What counts is accepted: the combinations the load test starts its servers with among them. */
+    @Test
+    void flagsThatCountAreAccepted() {
+        assertEquals(Duration.ofSeconds(5), parse("--policy", "ping", "--ping-interval", "5s", "--ping-timeout", "2s",
+                "--max-missed-pings", "2", "--tick", "1ms", "--worker-host", "thread", "--hand-offs", "lazy")
+                .pingInterval());
+        assertEquals(Duration.ofSeconds(4), parse("--probe", "mqtt", "--policy", "close", "--idle-timeout", "4s")
+                .idleTimeout());
+        parse("--idle-impl", "netty", "--policy", "ping", "--ping-interval", "3s");
+        parse("--idle-impl", "none", "--police-pings");
+        parse("--max-age", "10s", "--max-age-jitter", "0.1", "--max-age-jitter-mode", "down_only");
+        parse("--policy", "event", "--idle-timeout", "3s");
+    }
+
+    /** The library judges its own settings; its message is reported under the flag that gave the value. */
+    @Test
+    void theLibrarysOwnErrorsAreReportedUnderTheFlagNames() {
+        assertRefused("--max-age-jitter: maxAgeJitter must be in [0, 1): 1.5", "--max-age", "10s",
+                "--max-age-jitter", "1.5");
+        assertRefused("--max-age-grace: maxAgeGrace needs maxAge", "--max-age-grace", "1s");
+        assertRefused("--max-missed-pings: maxMissedPings must be in [1, 10000]: 0", "--policy", "ping",
+                "--max-missed-pings", "0");
+        assertRefused("--write-stall: writeStall must be 0 (disabled) or at least 1ms", "--write-stall", "100us");
+        assertRefused("--tick: tick must be in [1ns, ", "--tick", "2s");
+        assertRefused("--action-budget: actionBudget must be 0 (off) or in [1, ", "--action-budget", "-1");
+        assertRefused("--peer-ping-max-strikes: maxStrikes cannot be negative: -1", "--police-pings",
+                "--peer-ping-max-strikes", "-1");
+        assertEquals("--max-age-jitter", LibraryChecks.flagOf("maxAgeJitter needs maxAge: call maxAge(Duration) too"));
     }
 
     @Test

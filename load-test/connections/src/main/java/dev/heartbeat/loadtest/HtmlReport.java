@@ -8,8 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code report.html}: one self-contained page (inline CSS and SVG, no script, nothing fetched) with
- * the side-by-side table, the goals and the charts of each transport: close lateness and echo
+ * {@code report.html}: one self-contained page (inline CSS and SVG, no script, nothing fetched): at its
+ * top the two verdicts ({@link ReportVerdicts}: correctness, performance), then for each transport the
+ * side-by-side table with how to read it beside it, and the charts: close lateness and echo
  * latency distributions, heap per connection, and CPU. Built from a {@link Report}; one thread.
  */
 final class HtmlReport {
@@ -30,29 +31,17 @@ final class HtmlReport {
                 .append("td{text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}\n")
                 .append(".met{color:#1e8449}.missed{color:#c0392b;font-weight:600}.na{color:#888}\n")
                 .append(".charts{display:flex;flex-wrap:wrap;gap:16px}code{background:#f4f4f4;padding:1px 4px}\n")
+                .append(".verdicts{display:flex;flex-wrap:wrap;gap:16px}.verdict{flex:1 1 400px;border:2px solid #ccc;")
+                .append("border-radius:6px;padding:0 16px}.verdict small{font-weight:normal;color:#666}\n")
+                .append(".explained{display:flex;gap:24px;align-items:flex-start}.explained aside{flex:0 1 420px;")
+                .append("font-size:90%;color:#444}\n")
                 .append("</style>\n</head>\n<body>\n");
         s.append("<h1>Heartbeat load test</h1>\n<p>").append(esc(report.summary())).append("</p>\n");
         s.append("<p>Command: <code>").append(esc(report.command)).append("</code></p>\n");
+        s.append(new ReportVerdicts(report).html());
         for (String t : report.transports()) {
             transport(s, t);
         }
-        List<String> failures = report.checkFailures();
-        s.append("<h2>Check</h2>\n");
-        if (failures.isEmpty()) {
-            s.append("<p class=\"met\">Passed: no premature close, every silent and dying connection closed, "
-                    + "no unexpected close, every connection opened.</p>\n");
-        } else {
-            s.append("<ul>\n");
-            for (String f : failures) {
-                s.append("<li class=\"missed\">").append(esc(f)).append("</li>\n");
-            }
-            s.append("</ul>\n");
-        }
-        s.append("<h2>How to read it</h2>\n<ul>\n");
-        for (String[] item : Report.HOW_TO_READ) {
-            s.append("<li><b>").append(esc(item[0])).append("</b>: ").append(esc(item[1])).append("</li>\n");
-        }
-        s.append("</ul>\n");
         s.append("</body>\n</html>\n");
         return s.toString();
     }
@@ -60,7 +49,7 @@ final class HtmlReport {
     private void transport(StringBuilder s, String t) {
         List<RunResult> runs = report.of(t);
         boolean ratios = report.find(Scenario.HEARTBEAT, t) != null && report.find(Scenario.NETTY, t) != null;
-        s.append("<h2>").append(esc(t)).append("</h2>\n<table>\n<tr><th></th>");
+        s.append("<h2>").append(esc(t)).append("</h2>\n<div class=\"explained\">\n<table>\n<tr><th></th>");
         for (RunResult r : runs) {
             s.append("<th>").append(esc(Report.displayName(r.impl))).append("</th>");
         }
@@ -78,14 +67,11 @@ final class HtmlReport {
             }
             s.append("</tr>\n");
         }
-        s.append("</table>\n<h3>Goals</h3>\n<ul>\n");
-        for (Report.Goal g : report.goals(t)) {
-            String cls = g.met() == null ? "na" : g.met() ? "met" : "missed";
-            s.append("<li><span class=\"").append(cls).append("\">").append(esc(g.verdict())).append("</span>: ")
-                    .append(esc(g.goal())).append(": ").append(esc(g.measured())).append(" (target ")
-                    .append(esc(g.target())).append(")</li>\n");
+        s.append("</table>\n<aside>\n<h3>How to read it</h3>\n<ul>\n");
+        for (String[] item : Report.HOW_TO_READ) {
+            s.append("<li><b>").append(esc(item[0])).append("</b>: ").append(esc(item[1])).append("</li>\n");
         }
-        s.append("</ul>\n");
+        s.append("</ul>\n</aside>\n</div>\n");
         for (RunResult r : runs) {
             for (String note : r.notes) {
                 s.append("<p class=\"na\">Note (").append(esc(r.impl)).append("): ").append(esc(note)).append("</p>\n");

@@ -29,8 +29,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-// Over 500 lines (listed in checkstyle.xml): the picocli command: its options and their help texts; the help moves to
-// load-test/docs under issue 28.
+// Over 500 lines (listed in checkstyle.xml): the picocli command: its options, their one-line help, and the checks
+// of the flags against each other (load-test/docs/roles.md has the roles' full meaning).
 /**
  * The load test's command line: {@code java -jar load-test/target/load-test.jar --help}. Opens N
  * connections to the demo server with a mix of roles, runs the same scenario against each idle
@@ -46,111 +46,62 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         version = "heartbeat load-test 0.1.0-SNAPSHOT",
         sortOptions = false,
-        usageHelpAutoWidth = true,
+        usageHelpWidth = LoadTest.HELP_WIDTH,
+        customSynopsis = "load-test [OPTION...]   (java -jar load-test/target/load-test.jar)",
         description = {
-            "Opens N connections to the Heartbeat demo echo server and runs a mix of connection roles against each "
-                    + "idle implementation in turn (--compare), then writes report.json, report.md and report.html "
-                    + "(tables and charts) into --out and prints the side-by-side table.",
-            "",
-            "Roles: active (a line at --active-rate, echo latency measured from each line's intended send time), "
-                    + "silent (never sends: must be closed), pong (answers the server's PING: must stay open with "
-                    + "--policy ping), dying (answers until a random moment in the run, then silent: must be closed). "
-                    + "With --probe websocket or http2 the line is a text frame or a DATA frame, PING a Ping frame or "
-                    + "an HTTP/2 PING, and silent clients do not answer pings (no automatic answers); with mqtt, a "
-                    + "PUBLISH, and pong and dying ones keep alive by PINGREQ.",
-            "Every close is checked against the role: the servers say why before closing for idleness (BYE "
-                    + "<REASON>, a WebSocket Close frame, an HTTP/2 GOAWAY), and a silent or dying connection must be "
-                    + "told PING_TIMEOUT (--policy ping) or READER_IDLE (--policy close; mqtt: no goodbye), with the "
-                    + "servers' own counts per reason matching.",
-            "Edge roles (issue 12): trickle (a slow-loris: a byte, never a newline, every 3/4 of the idle timeout or "
-                    + "ping interval: must stay open until it has sent more than --max-line bytes, then be closed by "
-                    + "the server's line decoder), pingflood (--flood-lines PING lines a millisecond: must stay open "
-                    + "and get PONGs), halfopen (stops reading and never writes, no FIN: must be closed for "
-                    + "idleness), longline (one line of --max-line + 1 bytes early in its close window: must be "
-                    + "closed by the decoder with ERR line too long, not for idleness), junk (random binary lines, "
-                    + "invalid UTF-8, at --active-rate: must stay open and get them echoed).",
-            "flooder, with every --probe: pings in its protocol's own words (a PING line, a WebSocket Ping, an "
-                    + "HTTP/2 PING, an MQTT PINGREQ), " + Scenario.FLOOD_BURST + " at once, back to back, once set "
-                    + "up, and again every half ping interval (or idle timeout) while open. A mix with flooders "
-                    + "starts the servers with --police-pings: peer pings at least a sixth of the ping interval (or "
-                    + "idle timeout) apart, " + Scenario.PEER_PING_MAX_STRIKES + " strikes forgiven, permitted "
-                    + "without traffic (the pong and dying roles' keep-alives carry none). Each flooder must be "
-                    + "closed for PING_ABUSE, not before it sent more pings than forgiven, and told so (BYE "
-                    + "PING_ABUSE, a Close frame 1008 or a GOAWAY ENHANCE_YOUR_CALM, both 'too_many_pings'; mqtt: no "
-                    + "goodbye, the servers' counts), and no other role may be. Not with pingflood, which must stay "
-                    + "open.",
-            "aged (Heartbeat only): answers pings and keeps alive as pong, so it is never idle; a mix with aged "
-                    + "connections starts the servers with --max-age, --max-age-jitter, --max-age-jitter-mode and "
-                    + "--max-age-grace (they then age every connection). On the MAX_AGE goodbye (BYE MAX_AGE, a Close "
-                    + "frame 1001, an HTTP/2 GOAWAY, the first of its two; mqtt: the close) the client opens a new "
-                    + "connection of the same role; the servers close the old one at the end of the grace. Each "
-                    + "max-age close must name MAX_AGE, its goodbye come no sooner than the shortest age the jitter "
-                    + "allows after the connect started (age x (1 - jitter), up_only: the age) and its close no "
-                    + "later than the longest age + the grace + 1s after the connect completed. A connection of "
-                    + "any other role told MAX_AGE is judged the same way and reopened with its role (a replacement "
-                    + "due to be closed after the run ends is not judged open). Not with halfopen; with mqtt not "
-                    + "with silent or dying (no goodbye to tell the closes apart). Reports the reconnects per second "
-                    + "(peak, mean, peak / mean).",
-            "Storm (--storm): every connection silent, all opened within about a second, so that their pings and "
-                    + "closes come due together; the clients count the servers' pings and closes per second. With "
-                    + "--action-budget (Heartbeat only), --check also fails on a second with more actions than the "
-                    + "servers' buckets allow (as they count, and as the clients see) or a close later than the "
-                    + "budget makes it by design (see "
-                    + "--action-budget); the servers' deferred actions and worst deferral are reported. Without a "
-                    + "budget the worst second is reported only.",
-            "stalled (line only, --transport tcp: the local transport has no socket buffers to fill): never reads, "
-                    + "and writes lines from the connect on until its own channel is unwritable (the server stopped "
-                    + "reading it, its echoes backed up), then nothing more. Heartbeat servers get --write-stall "
-                    + "(default a quarter of the ping interval or idle timeout) and must close it for WRITE_STALL: not "
-                    + "before --write-stall after its first line, and within the close window after its last. Its "
-                    + "goodbye cannot reach a peer that does not read: the servers' write_stall count must equal the "
-                    + "stalled closes, and no other role may be closed so. IdleStateHandler has no write-stall "
-                    + "deadline: under --compare netty it must be closed for idleness, not before the close window "
-                    + "after its first line (the server stopped reading it then or later).",
-            "slowreader (line only, --transport tcp; not with aged or --drain): the slow reader that still "
-                    + "drains. It writes lines as stalled does, with the same small buffers, so that the server's "
-                    + "echoes back up, but reads, one small receive window at a time, " + Scenario.SLOW_READS_PER_STALL
-                    + " times per --write-stall (Heartbeat servers get --write-stall as with stalled), so that echoes "
-                    + "keep leaving the server's outbound buffer, slowly. It must never be closed, by any impl, for "
-                    + "any reason (WRITE_STALL above all), unless its own reads show no bytes for --write-stall "
-                    + "before a Heartbeat server closed it (reported as such), and --check also fails unless one of "
-                    + "them stayed unwritable for longer than --write-stall (the server did not read it for that "
-                    + "long: it stops only while its echoes to it are over its high water mark, so they were pending "
-                    + "all along). Reports the bytes they wrote and read, their read rate and the longest unwritable "
-                    + "span.",
-            "--drain DURATION: late in the run (its window and a grace before the end) the harness POSTs "
-                    + "/drain?window=DURATION to every server (Heartbeat only): every connection still open must then "
-                    + "be closed, told DRAIN (BYE DRAIN, a Close frame 1001 or a GOAWAY with 'DRAIN'; mqtt: no "
-                    + "goodbye, the servers' counts), none before the drain started, and the closes spread: no "
-                    + "second of the clock with more than 1.5 x the window's mean (drained / window) plus one.",
-            "",
-            "A close before the moment a correct server may act (the client's clock just before its last input, "
-                    + "plus the idle timeout, or the ping interval plus every missed ping's timeout) is premature. "
-                    + "Lateness is the close time minus that moment.",
-            "",
-            "Transports: tcp starts as many demo-server and client processes as the per-process open-file limit "
-                    + "needs (loopback, source addresses 127.x.y.z, ports below 32768); local runs the demo "
-                    + "server's own pipeline on Netty's in-JVM transport, one JVM per implementation.",
-            "",
-            "Durations are a number and a unit: 500ms, 30s, 2m. Sizes: 512m, 2g.",
-            "",
-            "A quick smoke test (about 30 s, 2,000 connections in one JVM, Heartbeat and IdleStateHandler):",
-            "  java -jar load-test/target/load-test.jar " + LoadTest.SMOKE_TEST,
-            "The run window (--duration) must hold the close window (--idle-timeout, or --ping-interval + "
-                    + "--max-missed-pings x --ping-timeout) plus a grace: shorten both together.",
+            "Opens N connections to the Heartbeat demo echo server with a mix of roles, runs them against each idle "
+                    + "implementation in turn (--compare) and writes report.json, report.md and report.html into "
+                    + "--out.",
+            "Roles and what --check requires of the servers (full text: load-test/docs/roles.md):",
+            "  active      sends a line at --active-rate; echo latency measured; must stay open",
+            "  silent      never sends; must be closed (PING_TIMEOUT, or READER_IDLE with --policy close)",
+            "  pong        answers the servers' pings (mqtt: PINGREQ); must stay open with --policy ping",
+            "  dying       answers until a random moment, then silent; must be closed",
+            "  trickle     line only: a byte every 3/4 of the close window; closed by the decoder past --max-line",
+            "  pingflood   line only: --flood-lines PING lines a millisecond; must stay open and get PONGs",
+            "  halfopen    line only: stops reading and writing, no FIN; must be closed for idleness",
+            "  longline    line only: one line of --max-line + 1 bytes; closed by the decoder, not for idleness",
+            "  junk        line only: random binary lines at --active-rate; must stay open, echoed",
+            "  flooder     pings too often (the servers get --police-pings); must be closed for PING_ABUSE",
+            "  aged        keeps alive as pong; servers get --max-age; reconnects on MAX_AGE, judged on its bounds",
+            "  stalled     line, tcp: never reads, writes until unwritable; Heartbeat must close it for WRITE_STALL",
+            "  slowreader  line, tcp: reads slowly but steadily; must never be closed",
+            "Durations: 500ms, 30s, 2m. Sizes: 512m, 2g. A flag the chosen policy, protocol or mix would ignore is "
+                    + "refused.",
             ""},
-        footer = {"", "Exit status: 0 done (and with --check: no failure); 1 --check failed (a premature close, a "
-                + "silent, dying, flooder or stalled connection left open, an unexpected close (a slowreader's among "
-                + "them), no slowreader backed up, a close told the wrong reason, a max-age close later than its "
-                + "bound, a storm second over the budget, a drain not spread, or a connection not opened); 2 bad "
-                + "command line; 3 a run could not be completed (its report still lists what was measured).",
-            "Every child process is stopped at the end, on Ctrl-C and on errors; children also stop by themselves "
-                + "if this process dies."})
+        footer = {"", "Smoke test (about 30 s, 2,000 connections in one JVM, Heartbeat and IdleStateHandler):",
+            "  java -jar load-test/target/load-test.jar " + LoadTest.SMOKE_TEST_1 + " \\",
+            "    " + LoadTest.SMOKE_TEST_2,
+            "Exit status: 0 done (with --check: passed); 1 --check failed; 2 bad command line; 3 a run could not be "
+                    + "completed."})
 public final class LoadTest implements Callable<Integer> {
 
     /** The smoke test {@code --help} shows: small timeouts, so that a short run sees every close. */
-    static final String SMOKE_TEST = "--transport local --connections 2000 --ping-interval 3s --ping-timeout 2s "
-            + "--active-rate 2 --duration 10s --out reports/smoke";
+    static final String SMOKE_TEST_1 = "--transport local --connections 2000 --ping-interval 3s";
+    static final String SMOKE_TEST_2 = "--ping-timeout 2s --active-rate 2 --duration 10s --out reports/smoke";
+    static final String SMOKE_TEST = SMOKE_TEST_1 + " " + SMOKE_TEST_2;
+
+    /** The width of {@code --help}: each option's description fits on its line. */
+    static final int HELP_WIDTH = 120;
+    /** The widest option name and label of {@code --help} that keeps its description beside it. */
+    private static final int HELP_OPTION_WIDTH = 36;
+
+    /**
+     * The sections of {@code --help}'s options, each a heading and its options' names in order. Every option
+     * is in one ({@code LoadTestHelpTest}); {@link #groupedOptions} renders them.
+     */
+    static final String[][] OPTION_GROUPS = {
+        {"Connections:", "--connections", "--transport", "--compare", "--connect-rate", "--churn-rate", "--seed",
+            "--target", "--target-metrics"},
+        {"Timeouts (the servers' idle policy and the run window):", "--policy", "--idle-timeout", "--ping-interval",
+            "--ping-timeout", "--max-missed-pings", "--duration", "--tick"},
+        {"Mix:", "--mix", "--active-rate", "--storm"},
+        {"Protocol:", "--probe", "--max-line", "--flood-lines"},
+        {"Lifecycle (Heartbeat's guards; each for the role or scenario it names):", "--write-stall", "--drain",
+            "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace", "--action-budget"},
+        {"Processes:", "--server-heap", "--client-heap", "--jvm-arg", "--server-threads", "--client-threads",
+            "--max-connections-per-process", "--base-port", "--worker-host", "--hand-offs", "--demo-server-jar"},
+        {"Output:", "--out", "--check", "--help", "--version"}};
 
     /** Lines per second of one active connection, at most: the client sends from a 1 ms tick. */
     private static final double MAX_ACTIVE_RATE = 1000;
@@ -185,188 +136,150 @@ public final class LoadTest implements Callable<Integer> {
     }
 
     @Option(names = "--transport", paramLabel = "tcp|local", defaultValue = "tcp",
-            description = "tcp: real loopback sockets to demo-server processes; local: Netty's in-JVM transport. "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "Loopback sockets to demo-server processes, or in-JVM. Default: tcp.")
     Transport transport;
 
     @Option(names = "--compare", paramLabel = "IMPL", split = ",", defaultValue = "heartbeat,netty",
-            description = "Idle implementations to run in turn, comma-separated: heartbeat, netty (IdleStateHandler), "
-                    + "none (no idle handling: a heap and CPU baseline, no closes expected). Default: heartbeat,netty.")
+            description = "Run in turn: heartbeat, netty (IdleStateHandler), none. "
+                    + "Default: all but none.")
     List<Impl> compare;
 
     @Option(names = "--probe", paramLabel = "PROTOCOL", defaultValue = "line",
-            description = "The protocol, given to the servers' --probe: line, websocket (frames at /ws, Ping/Pong), "
-                    + "http2 (h2c, DATA echoed on a stream, PING/ACK) or mqtt (PUBLISH echoed; the clients announce "
-                    + "--ping-interval as their Keep Alive, whole seconds, and pong/dying ones send PINGREQ that "
-                    + "often; "
-                    + "the server closes after 1.5 x it: --ping-timeout and --max-missed-pings do not apply). The "
-                    + "roles mean the same in each; the edge roles are line-only. Default: ${DEFAULT-VALUE}.")
+            description = "line, websocket, http2 or mqtt (Keep Alive = --ping-interval). Default: ${DEFAULT-VALUE}.")
     ServerConfig.Protocol probe;
 
     @Option(names = "--mix", paramLabel = "ROLE=PCT,...", defaultValue = Mix.DEFAULT,
-            description = "Share of each role in percent, adding up to 100. Default: ${DEFAULT-VALUE}.")
+            description = {"Share of each role in percent, adding up to 100.", "Default: ${DEFAULT-VALUE}."})
     String mix;
 
     @Option(names = "--policy", paramLabel = "close|ping", defaultValue = "ping",
-            description = "What the server does with idle connections: close after --idle-timeout, or ping after "
-                    + "--ping-interval and close after --max-missed-pings unanswered. Default: ${DEFAULT-VALUE}.")
+            description = "Close after --idle-timeout, or ping (mqtt: clients ping). "
+                    + "Default: ${DEFAULT-VALUE}.")
     Scenario.Policy policy;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION",
             converter = DurationConverter.class, defaultValue = "40s",
-            description = "Close policy: reader idle timeout. Default: ${DEFAULT-VALUE}.")
+            description = "--policy close: reader idle timeout. Default: ${DEFAULT-VALUE}.")
     Duration idleTimeout;
 
     @Option(names = "--ping-interval", paramLabel = "DURATION",
             converter = DurationConverter.class, defaultValue = "40s",
-            description = "Ping policy: silence before the server sends PING. Long enough that the connect phase "
-                    + "ends first, so the heap is measured before any ping. Default: ${DEFAULT-VALUE}.")
+            description = "--policy ping: silence before a PING (past the connect phase). Default: ${DEFAULT-VALUE}.")
     Duration pingInterval;
 
     @Option(names = "--ping-timeout", paramLabel = "DURATION",
             converter = DurationConverter.class, defaultValue = "5s",
-            description = "Ping policy: how long each PING waits for an answer. Default: ${DEFAULT-VALUE}.")
+            description = "--policy ping, not mqtt: how long each PING waits. Default: ${DEFAULT-VALUE}.")
     Duration pingTimeout;
 
     @Option(names = "--max-missed-pings", paramLabel = "N", defaultValue = "2",
-            description = "Ping policy: unanswered PINGs before the close. Default: ${DEFAULT-VALUE}.")
+            description = "--policy ping, not mqtt: unanswered PINGs before the close. Default: ${DEFAULT-VALUE}.")
     int maxMissedPings;
 
     @Option(names = "--duration", paramLabel = "DURATION",
             converter = DurationConverter.class, defaultValue = "100s",
-            description = "The measured run, from the moment every connection is up; it must cover the close "
-                    + "window plus a grace. Default: ${DEFAULT-VALUE}.")
+            description = "The measured run: the close window, a grace and more. "
+                    + "Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
     @Option(names = "--active-rate", paramLabel = "LINES_PER_S", defaultValue = "0.2",
-            description = "Lines per second of each active connection. Default: ${DEFAULT-VALUE} (20,000 active "
-                    + "connections then offer 4,000 echoes a second, which 2 cores sustain next to 100,000 "
-                    + "connections; an offered load the machine cannot keep up with measures only its backlog).")
+            description = "Lines per second of each active (and junk) connection. Default: ${DEFAULT-VALUE}.")
     double activeRate;
 
     @Option(names = "--max-line", paramLabel = "BYTES", defaultValue = "" + ServerConfig.DEFAULT_MAX_LINE,
-            description = "The servers' --max-line: a longer line closes its connection (roles longline and trickle). "
-                    + "At least " + Scenario.MIN_MAX_LINE + ". Default: ${DEFAULT-VALUE}.")
+            description = "The servers' longest line (trickle, longline), at least " + Scenario.MIN_MAX_LINE
+                    + ". Default: ${DEFAULT-VALUE}.")
     int maxLine;
 
     @Option(names = "--flood-lines", paramLabel = "N", defaultValue = "1",
-            description = "PING lines each pingflood connection sends every millisecond (1 to "
-                    + Scenario.MAX_FLOOD_LINES + "). Default: ${DEFAULT-VALUE} (about 1,000 lines a second).")
+            description = "With pingflood in --mix: PING lines a millisecond (1 to " + Scenario.MAX_FLOOD_LINES
+                    + "). Default: ${DEFAULT-VALUE}.")
     int floodLines;
 
     @Option(names = "--write-stall", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "With stalled or slowreader connections in --mix: the Heartbeat servers' --write-stall "
-                    + "(a slowreader reads " + Scenario.SLOW_READS_PER_STALL + " times per it). At most a "
-                    + "third of the close window. Default: a quarter of --ping-interval (--policy ping) or "
-                    + "--idle-timeout.")
+            description = "With stalled or slowreader: the servers'. Default: a quarter of the window.")
     Duration writeStall;
 
     @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "POST /drain?window=DURATION to every server late in the run window (starting at "
-                    + "--duration minus the grace minus DURATION): every connection closed, told DRAIN, spread over "
-                    + "the window. Heartbeat only (--compare heartbeat). At least 1s. Default: no drain.")
+            description = "POST /drain?window=DURATION late in the run (Heartbeat only).")
     Duration drain;
 
     @Option(names = "--churn-rate", paramLabel = "PER_S", defaultValue = "0",
-            description = "Soak: connections the clients close and reopen per second in the run window (until the "
-                    + "last close window and grace before its end), across roles (the same index and role again); tcp "
-                    + "runs then also sample the servers' heap after a full GC at "
-                    + "each fifth of the window and report its slope. Default: ${DEFAULT-VALUE} (off).")
+            description = "Soak: connections closed and reopened a second. Default: 0 (off).")
     double churnRate;
 
     @Option(names = "--connect-rate", paramLabel = "PER_S",
-            description = "New connections per second over all clients. Default: 5000 (tcp), 50000 (local); with "
-                    + "--storm, --connections (all within one second, as fast as the clients can).")
+            description = "Connects a second. Default: 5000 (tcp), 50000 (local), all (--storm).")
     Double connectRate;
 
     @Option(names = "--max-age", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "With aged connections in --mix: the servers' --max-age (Heartbeat only). Default: "
-                    + "--duration / " + Scenario.DEFAULT_AGES_PER_WINDOW + " (each aged connection ages out about "
-                    + "3 times). The longest age the jitter allows plus the grace must fit twice in --duration.")
+            description = "With aged in --mix: the servers' --max-age. Default: --duration / "
+                    + Scenario.DEFAULT_AGES_PER_WINDOW + ".")
     Duration maxAge;
 
     @Option(names = "--max-age-jitter", paramLabel = "FRACTION",
-            description = "With aged connections: the servers' --max-age-jitter, in [0, 1). Default: "
+            description = "With aged in --mix: the servers' --max-age-jitter, in [0, 1). Default: "
                     + Scenario.DEFAULT_AGE_JITTER + ".")
     Double maxAgeJitter;
 
     @Option(names = "--max-age-jitter-mode", paramLabel = "MODE", defaultValue = "symmetric",
-            description = "With aged connections: symmetric (age x (1 +/- jitter)), down_only (age x (1 - jitter) to "
-                    + "age) or up_only (age to age x (1 + jitter)). Default: ${DEFAULT-VALUE}.")
+            description = "With aged in --mix: symmetric, down_only or up_only. Default: ${DEFAULT-VALUE}.")
     JitterMode maxAgeJitterMode;
 
     @Option(names = "--max-age-grace", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "With aged connections: the servers' --max-age-grace, from the goodbye to the close. "
-                    + "Default: --max-age / " + Scenario.DEFAULT_GRACE_DIVISOR + ".")
+            description = "With aged in --mix: the servers' --max-age-grace. Default: --max-age / "
+                    + Scenario.DEFAULT_GRACE_DIVISOR + ".")
     Duration maxAgeGrace;
 
     @Option(names = "--storm",
-            description = "Storm: every connection silent (--mix silent=100), all opened within about one second "
-                    + "(--connect-rate defaults to --connections), so that their pings and closes all come due "
-                    + "together. Reports the closes and pings the clients saw per second, and the worst second.")
+            description = "Every connection silent, all opened within a second, due together.")
     boolean storm;
 
     @Option(names = "--action-budget", paramLabel = "N", defaultValue = "0",
-            description = "The servers' action budget, actions a second over all server processes: each of the P "
-                    + "processes gets N / P (rounded down) as its --action-budget (Heartbeat only). With --storm, "
-                    + "--check fails if a server counted more actions in one whole second of its clock than its "
-                    + "bucket allows (N / P + its capacity, a hundredth of N / P and at least 1), if any whole second "
-                    + "of the clients' saw more pings and closes than the P buckets allow and 20 ms of N for their "
-                    + "delivery (a close handed over late in one second is seen in the next), or the last close "
-                    + "later than the actions per connection (1, or 1 + --max-missed-pings with --policy ping) x the "
-                    + "connections of a server / its budget, + 1s. Default: 0 (none).")
+            description = "Heartbeat servers' actions a second, over them all. Default: 0 (none).")
     int actionBudget;
 
     @Option(names = "--server-heap", paramLabel = "SIZE",
-            description = "-Xmx of each demo-server process (tcp), or of the one JVM of a local run. Default: 512m "
-                    + "(tcp); 1g plus 8k per connection (local: both ends of each pair live in it, about 3.3k with "
-                    + "compressed oops, 5.8k with ZGC, which has none).")
+            description = "-Xmx of each server, or of the local JVM. Default: 512m; local 1g + 8k/conn.")
     String serverHeap;
 
     @Option(names = "--client-heap", paramLabel = "SIZE", defaultValue = "512m",
-            description = "-Xmx of each client process (tcp). Default: ${DEFAULT-VALUE}.")
+            description = "--transport tcp: -Xmx of each client process. Default: ${DEFAULT-VALUE}.")
     String clientHeap;
 
     @Option(names = "--jvm-arg", paramLabel = "ARG",
-            description = "Extra flag for every child JVM, the same for every implementation (repeatable), "
-                    + "e.g. --jvm-arg=-XX:+UseParallelGC.")
+            description = "Extra flag for every child JVM, repeatable, e.g. --jvm-arg=-XX:+UseParallelGC.")
     List<String> jvmArgs = new ArrayList<>();
 
     @Option(names = "--server-threads", paramLabel = "N",
-            description = "Event loop threads of each server. Default: the cores (${sys:loadtest.cores}) shared out "
-                    + "among the server processes, at least 1 each.")
+            description = "Event loops of each server. Default: the ${sys:loadtest.cores} cores shared out, "
+                    + "at least 1.")
     Integer serverThreads;
 
     @Option(names = "--client-threads", paramLabel = "N", defaultValue = "1",
-            description = "Event loop threads of each client process (tcp) or of the local run's client. "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "Event loops of each client process, or of the local client. Default: ${DEFAULT-VALUE}.")
     int clientThreads;
 
     @Option(names = "--max-connections-per-process", paramLabel = "N",
-            description = "Connections per server and per client process, at most (tcp). Default: the open-file "
-                    + "limit minus " + TcpLayout.RESERVED_FDS + " (${sys:loadtest.perProcess} here).")
+            description = "--transport tcp: per server and client process. Default: ${sys:loadtest.perProcess} here.")
     Integer maxPerProcess;
 
     @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "20000",
-            description = "First echo port of the started servers (tcp); each implementation gets "
-                    + TcpLayout.PORTS_PER_RUN + " ports from here, all below 32768. Default: ${DEFAULT-VALUE}.")
+            description = "--transport tcp: first echo port; " + TcpLayout.PORTS_PER_RUN
+                    + " per impl. Default: ${DEFAULT-VALUE}.")
     int basePort;
 
     @Option(names = "--tick", paramLabel = "DURATION",
             converter = DurationConverter.class,
-            description = "Heartbeat's wheel tick, given to the servers. Default: the library's (2^20 ns, about 1ms).")
+            description = "Heartbeat servers' wheel tick. Default: the library's (2^20 ns, about 1ms).")
     Duration tick;
 
     @Option(names = "--worker-host", paramLabel = "loop|thread", defaultValue = "loop",
-            description = "Where Heartbeat's worker runs its cycles in the servers (the demo server's --worker-host): "
-                    + "loop (on one of the server's event loops, the worker's own thread only watching) or thread "
-                    + "(its own thread). Default: ${DEFAULT-VALUE}.")
+            description = "Heartbeat servers' worker: on an event loop, or its own thread. Default: ${DEFAULT-VALUE}.")
     ServerConfig.WorkerHost workerHost;
 
     @Option(names = "--hand-offs", paramLabel = "lazy|eager", defaultValue = "eager",
-            description = "How Heartbeat's servers hand pings to their event loops (the demo server's --hand-offs): "
-                    + "lazy (without waking a sleeping loop) or eager (every hand-off wakes its loop). "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "Heartbeat servers' hand-offs: lazy (no wake-up) or eager. Default: ${DEFAULT-VALUE}.")
     HandOffs handOffs;
 
     /** {@code --hand-offs}. */
@@ -375,13 +288,11 @@ public final class LoadTest implements Callable<Integer> {
     }
 
     @Option(names = "--target", paramLabel = "HOST:PORT", split = ",",
-            description = "Use these already running demo servers instead of starting them (tcp, one implementation; "
-                    + "give the servers' --policy and timeouts here too; with flooders in --mix the servers must "
-                    + "police pings as this tool would start them: the report's scenario says how).")
+            description = "tcp, one impl: running demo servers to use (give their timeouts too).")
     List<String> target = new ArrayList<>();
 
     @Option(names = "--target-metrics", paramLabel = "HOST:PORT", split = ",",
-            description = "The HTTP endpoints of the --target servers, in the same order, for heap and CPU.")
+            description = "With --target: their HTTP endpoints, for heap, CPU and --drain.")
     List<String> targetMetrics = new ArrayList<>();
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
@@ -389,20 +300,15 @@ public final class LoadTest implements Callable<Integer> {
     long seed;
 
     @Option(names = "--out", paramLabel = "DIR",
-            description = "Where report.json, report.md, report.html and the child logs go. Default: "
-                    + "reports/load-test-<date>-<time>.")
+            description = "Where the reports and logs go. Default: reports/load-test-<date>-<time>.")
     Path out;
 
     @Option(names = "--check",
-            description = "Exit with status 1 if any connection was closed prematurely or unexpectedly, a silent, "
-                    + "dying, flooder or stalled one was left open or told the wrong reason, another role was closed "
-                    + "for WRITE_STALL, a slowreader was closed or none backed up, a --drain left a connection open "
-                    + "or closed them in a burst, or one could not be opened: for CI.")
+            description = "Exit 1 unless every close came as the roles require: for CI.")
     boolean check;
 
     @Option(names = "--demo-server-jar", paramLabel = "PATH",
-            description = "The demo server's runnable jar (tcp). Default: demo-server/target/demo-server.jar next to "
-                    + "this jar's module, or under the working directory.")
+            description = "--transport tcp: the demo server's jar. Default: the build's.")
     Path demoServerJar;
 
     private String[] args = new String[0];
@@ -428,7 +334,45 @@ public final class LoadTest implements Callable<Integer> {
             c.getErr().println("Try 'load-test --help' for more information.");
             return c.getCommandSpec().exitCodeOnInvalidInput();
         });
+        cmd.getCommandSpec().usageMessage().longOptionsMaxWidth(HELP_OPTION_WIDTH);
+        cmd.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST,
+                LoadTest::groupedOptions);
         return cmd;
+    }
+
+    /**
+     * The options of {@code --help}, under the headings of {@link #OPTION_GROUPS}, one line each; an option
+     * in no group would be listed last, under "Other:".
+     */
+    static String groupedOptions(CommandLine.Help help) {
+        StringBuilder s = new StringBuilder();
+        List<String> listed = new ArrayList<>();
+        for (String[] group : OPTION_GROUPS) {
+            List<CommandLine.Model.OptionSpec> options = new ArrayList<>();
+            for (int i = 1; i < group.length; i++) {
+                CommandLine.Model.OptionSpec o = help.commandSpec().findOption(group[i]);
+                if (o != null) {
+                    options.add(o);
+                    listed.add(o.longestName());
+                }
+            }
+            s.append(optionList(help, group[0], options));
+        }
+        List<CommandLine.Model.OptionSpec> other = new ArrayList<>();
+        for (CommandLine.Model.OptionSpec o : help.commandSpec().options()) {
+            if (!listed.contains(o.longestName())) {
+                other.add(o);
+            }
+        }
+        return other.isEmpty() ? s.toString() : s.append(optionList(help, "Other:", other)).toString();
+    }
+
+    private static String optionList(CommandLine.Help help, String heading, List<CommandLine.Model.OptionSpec> opts) {
+        CommandLine.Help.Layout layout = help.createDefaultLayout();
+        for (CommandLine.Model.OptionSpec o : opts) {
+            layout.addOption(o, help.parameterLabelRenderer());
+        }
+        return heading + System.lineSeparator() + layout;
     }
 
     /**
@@ -445,8 +389,8 @@ public final class LoadTest implements Callable<Integer> {
             throw new IllegalArgumentException("--active-rate must be at most " + (int) MAX_ACTIVE_RATE
                     + " lines per second: " + activeRate);
         }
-        boolean mixGiven = spec != null && spec.commandLine().getParseResult() != null
-                && spec.commandLine().getParseResult().hasMatchedOption("--mix");
+        boolean mixGiven = given("--mix");
+        requireEveryFlagCounts();
         return Scenario.builder()
                 .connections(connections)
                 .mix(Mix.parse(storm && !mixGiven ? "silent=100" : mix))
@@ -474,6 +418,60 @@ public final class LoadTest implements Callable<Integer> {
                 .writeStallNanos(writeStall == null ? 0 : writeStall.toNanos())
                 .drainNanos(drain == null ? 0 : drain.toNanos())
                 .build();
+    }
+
+    /** Whether the command line gave {@code flag} (not just its default). */
+    private boolean given(String flag) {
+        return spec != null && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption(flag);
+    }
+
+    /**
+     * Refuses a flag that the chosen policy, protocol, transport, implementations or mix would ignore, naming
+     * it and the flag that would make it count.
+     */
+    private void requireEveryFlagCounts() {
+        boolean mqtt = probe == ServerConfig.Protocol.MQTT;
+        if (mqtt) {
+            refuse("--probe mqtt servers close after 1.5 x the clients' Keep Alive (--ping-interval)",
+                    "give --probe line, websocket or http2", "--ping-timeout", "--max-missed-pings", "--idle-timeout");
+        } else if (policy == Scenario.Policy.CLOSE) {
+            refuse("--policy close sends no pings", "give --policy ping", "--ping-interval", "--ping-timeout",
+                    "--max-missed-pings");
+        } else {
+            refuse("--policy ping closes after --ping-interval + --max-missed-pings x --ping-timeout",
+                    "give --policy close", "--idle-timeout");
+        }
+        if (transport == Transport.LOCAL) {
+            refuse("--transport local runs one JVM, without sockets", "give --transport tcp", "--client-heap",
+                    "--max-connections-per-process", "--base-port", "--demo-server-jar");
+        }
+        if (!compare.contains(Impl.HEARTBEAT)) {
+            refuse("it is Heartbeat's, and --compare " + compare + " has no heartbeat", "give --compare heartbeat",
+                    "--tick", "--worker-host", "--hand-offs");
+        }
+        if (!mix.contains(Role.PINGFLOOD.toString())) {
+            refuse("only pingflood connections send PING lines that fast", "give --mix with pingflood=N",
+                    "--flood-lines");
+        }
+        if (target.isEmpty()) {
+            refuse("it names the endpoints of --target servers", "give --target", "--target-metrics");
+        }
+    }
+
+    /**
+     * Refuses the first of {@code flags} given: "--flag VALUE would do nothing: why; fix, or leave --flag
+     * out".
+     */
+    private void refuse(String why, String fix, String... flags) {
+        for (String flag : flags) {
+            if (given(flag)) {
+                List<String> values = spec.commandLine().getParseResult().matchedOption(flag).originalStringValues();
+                String value = values.isEmpty() ? "" : " " + values.get(values.size() - 1);
+                throw new IllegalArgumentException(flag + value + " would do nothing: " + why + "; " + fix
+                        + ", or leave " + flag + " out");
+            }
+        }
     }
 
     /**
@@ -604,18 +602,11 @@ public final class LoadTest implements Callable<Integer> {
         Report report = new Report(s, plan, results, commandLine(plan.loadTestJar, args), startedAt, wall, errors);
         report.write(plan.out);
         progress.println("");
+        progress.println(new ReportVerdicts(report).text());
         for (String t : report.transports()) {
             progress.println(report.textTable(t));
-            for (Report.Goal g : report.goals(t)) {
-                progress.println(String.format(Locale.ROOT, "  %-6s %s: %s (target %s)", g.verdict(), g.goal(),
-                        g.measured(), g.target()));
-            }
-            progress.println("");
         }
         List<String> failures = report.checkFailures();
-        for (String f : failures) {
-            err.println("load-test: " + f);
-        }
         progress.println("Report: " + plan.out.resolve("report.html") + " (and report.json, report.md); wall time "
                 + Progress.seconds(wall));
         if (!errors.isEmpty()) {

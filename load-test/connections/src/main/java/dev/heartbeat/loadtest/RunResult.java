@@ -134,7 +134,7 @@ final class RunResult {
         }
         double window = split.windowSeconds;
         otherCpuSeconds = Math.max(0, split.everythingElse);
-        if (otherCpuSeconds > 0.1 * window) {
+        if (otherCpuSeconds > DISTURBED_CORE_SHARE * window) {
             notes.add(String.format(Locale.ROOT, "other processes on the machine used %.1f CPU seconds "
                     + "during the %.0f s run window (%.0f%% of a core): the measurements are disturbed",
                     otherCpuSeconds, window, 100 * otherCpuSeconds / window));
@@ -154,6 +154,18 @@ final class RunResult {
         if (split.previousLeft > 0) {
             notes.add(split.previousLeft + " processes of an earlier run had not exited when the window started");
         }
+    }
+
+    /** Other processes above this share of one core over the run window disturb the measurements. */
+    static final double DISTURBED_CORE_SHARE = 0.1;
+
+    /**
+     * The CPU seconds other processes took in the run window if that disturbed the measurements (more
+     * than {@link #DISTURBED_CORE_SHARE} of a core on average, as the notes say), else 0.
+     */
+    double disturbingCpuSeconds() {
+        double window = cpu != null ? cpu.windowSeconds : windowSeconds;
+        return otherCpuSeconds > DISTURBED_CORE_SHARE * window ? otherCpuSeconds : 0;
     }
 
     /** A server counter over the run window, or NaN if not measured. */

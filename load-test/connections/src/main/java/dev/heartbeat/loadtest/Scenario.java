@@ -599,14 +599,25 @@ final class Scenario {
      * the action budget); the others have no such settings and refuse the flags.
      */
     String[] serverFlags(String impl, int servers) {
-        List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString(), "--policy",
-                serverPolicy().toString(), "--idle-timeout", nanos(serverIdleTimeoutNanos()), "--ping-interval",
-                nanos(pingIntervalNanos), "--ping-timeout", nanos(pingTimeoutNanos), "--max-missed-pings",
-                Integer.toString(maxMissedPings), "--worker-host", workerHost.toString(), "--max-line",
-                Integer.toString(maxLine), "--hand-offs", lazyHandOffs ? "lazy" : "eager"));
-        if (tickNanos > 0) {
-            flags.addAll(List.of("--tick", nanos(tickNanos)));
+        // Only the flags that count for this impl and policy: the demo server refuses the others.
+        List<String> flags = new ArrayList<>(List.of("--probe", protocol.toString()));
+        if (!NONE.equals(impl)) {
+            flags.addAll(List.of("--policy", serverPolicy().toString()));
+            if (serverPolicy() == ServerConfig.Policy.CLOSE) {
+                flags.addAll(List.of("--idle-timeout", nanos(serverIdleTimeoutNanos())));
+            } else {
+                flags.addAll(List.of("--ping-interval", nanos(pingIntervalNanos), "--ping-timeout",
+                        nanos(pingTimeoutNanos), "--max-missed-pings", Integer.toString(maxMissedPings)));
+            }
         }
+        if (HEARTBEAT.equals(impl)) {
+            flags.addAll(List.of("--worker-host", workerHost.toString(), "--hand-offs",
+                    lazyHandOffs ? "lazy" : "eager"));
+            if (tickNanos > 0) {
+                flags.addAll(List.of("--tick", nanos(tickNanos)));
+            }
+        }
+        flags.addAll(List.of("--max-line", Integer.toString(maxLine)));
         ServerConfig.Lifecycle life = lifecycle(impl, servers);
         if (!life.maxAge().isZero()) {
             flags.addAll(List.of("--max-age", nanos(life.maxAge().toNanos()), "--max-age-jitter",

@@ -15,9 +15,11 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
@@ -44,19 +46,42 @@ class LoadTestCommandTest {
         assertTrue(r[2].contains("Try 'load-test --help'"), r[2]);
     }
 
+    /** {@code --help} is short: every option on a line of its own, grouped; each role one line. */
     @Test
-    void helpExplainsEveryFlag() {
+    void helpIsUnder80LinesAndListsEveryOptionAndRole() {
         String[] r = execute("--help");
         assertEquals("0", r[0]);
-        for (String flag : new String[] {"--connections", "--transport", "--duration", "--idle-timeout", "--policy",
-            "--mix", "--out", "--compare", "--ping-interval", "--ping-timeout", "--max-missed-pings", "--active-rate",
-            "--connect-rate", "--server-heap", "--client-heap", "--seed", "--check", "--target", "--max-line",
-            "--flood-lines", "trickle", "pingflood", "halfopen", "longline", "junk", "--probe", "websocket", "http2",
-            "mqtt", "PINGREQ", "GOAWAY", "flooder", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
-            "too_many_pings", "aged", "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace",
-            "MAX_AGE", "--storm", "--action-budget", "stalled", "--write-stall", "WRITE_STALL", "--drain", "DRAIN",
-            "slowreader"}) {
-            assertTrue(r[1].contains(flag), flag);
+        List<String> lines = r[1].lines().collect(Collectors.toList());
+        assertTrue(lines.size() <= 80, "--help has " + lines.size() + " lines:\n" + r[1]);
+        for (String l : lines) {
+            assertTrue(l.length() <= LoadTest.HELP_WIDTH, "over " + LoadTest.HELP_WIDTH + " columns: " + l);
+        }
+        for (CommandLine.Model.OptionSpec o : LoadTest.commandLine().getCommandSpec().options()) {
+            assertTrue(lines.stream().anyMatch(l -> l.trim().startsWith(o.longestName() + "=")
+                    || l.trim().startsWith(o.longestName() + " ") || l.trim().equals(o.longestName())
+                    || l.trim().contains(", " + o.longestName())), o.longestName() + " listed in:\n" + r[1]);
+        }
+        assertFalse(r[1].contains("Other:"), "every option is in a group of LoadTest.OPTION_GROUPS");
+        for (String heading : new String[] {"Connections:", "Timeouts", "Mix:", "Protocol:", "Lifecycle", "Output:"}) {
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith(heading)), heading);
+        }
+        for (Role role : Role.values()) {
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("  " + role + " ")), role + " on a line of its own");
+        }
+        assertFalse(r[1].matches("(?s).*issue \\d+.*"), "no issue numbers in --help");
+    }
+
+    /** The roles' full meaning, which --help no longer holds, is in load-test/docs/roles.md. */
+    @Test
+    void theRolesFullMeaningIsInTheDocs() throws IOException {
+        String doc = Files.readString(Path.of("../docs/roles.md"), StandardCharsets.UTF_8);
+        for (Role role : Role.values()) {
+            assertTrue(doc.contains("**" + role + "**") || doc.contains("## " + role), role.toString());
+        }
+        for (String word : new String[] {"PINGREQ", "GOAWAY", "--police-pings", "PING_ABUSE", "ENHANCE_YOUR_CALM",
+            "too_many_pings", "MAX_AGE", "--storm", "--action-budget", "WRITE_STALL", "--drain", "DRAIN",
+            "premature", "Lateness", "--churn-rate"}) {
+            assertTrue(doc.contains(word), word);
         }
     }
 
@@ -134,7 +159,7 @@ class LoadTestCommandTest {
         assertEquals(ws.settings(), ws.settings().scenario().settings(), "the probe survives the JSON hand-over");
 
         cmd = LoadTest.commandLine();
-        cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe mqtt").split(" "));
+        cmd.parseArgs((LoadTest.SMOKE_TEST.replace(" --ping-timeout 2s", "") + " --probe mqtt").split(" "));
         Scenario mqtt = ((LoadTest) cmd.getCommand()).scenario();
         assertEquals(3, mqtt.mqttKeepAliveSeconds());
         assertEquals(TimeUnit.MILLISECONDS.toNanos(4500), mqtt.closeWindowNanos());
@@ -152,7 +177,9 @@ class LoadTestCommandTest {
     void floodersWorkWithEveryProbeAndMakeTheServersPolicePings() {
         for (String probe : new String[] {"line", "websocket", "http2", "mqtt"}) {
             CommandLine cmd = LoadTest.commandLine();
-            cmd.parseArgs((LoadTest.SMOKE_TEST + " --probe " + probe + " --mix silent=20,active=20,pong=40,dying=10,"
+            String smoke = probe.equals("mqtt") ? LoadTest.SMOKE_TEST.replace(" --ping-timeout 2s", "")
+                    : LoadTest.SMOKE_TEST;
+            cmd.parseArgs((smoke + " --probe " + probe + " --mix silent=20,active=20,pong=40,dying=10,"
                     + "flooder=10").split(" "));
             Scenario s = ((LoadTest) cmd.getCommand()).scenario();
             assertEquals(10, s.mix.percent(Role.FLOODER), probe);
@@ -195,10 +222,66 @@ class LoadTestCommandTest {
                 "silent=50,pong=50", "--compare", "heartbeat");
     }
 
+    /** The argument lists .ci/run gives the load test: each parses and makes its scenario. */
+    @Test
+    void theCiRunsCommandsAreAccepted() throws IOException {
+        String ci = Files.readString(Path.of("../../.ci/run"), StandardCharsets.UTF_8).replace("\\\n", " ")
+                .replace("\"target/ci-reports/local-$probe\"", "target/ci-reports/x").replace("\"$probe\"", "PROBE")
+                .replace("$timeouts", "TIMEOUTS");
+        Matcher m = Pattern.compile("java -jar load-test/target/load-test.jar ([^\\n]*)").matcher(ci);
+        int found = 0;
+        while (m.find()) {
+            for (String probe : new String[] {"websocket", "http2", "mqtt"}) {
+                String args = m.group(1).trim().replaceAll("\\s+", " ").replace("PROBE", probe)
+                        .replace("TIMEOUTS", probe.equals("mqtt") ? "" : "--ping-timeout 2s --max-missed-pings 2")
+                        .replaceAll("\\s+", " ");
+                CommandLine cmd = LoadTest.commandLine();
+                cmd.parseArgs(args.split(" "));
+                Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+                assertTrue(s.connections >= 2000, args);
+            }
+            found++;
+        }
+        assertEquals(4, found, "the load tests of .ci/run");
+    }
+
+    /** A flag the chosen policy, protocol, transport, impls or mix would ignore is refused, naming what would count. */
+    @Test
+    void flagsThatWouldDoNothingAreRefused() {
+        assertRefused("--ping-timeout 2s would do nothing: --policy close sends no pings; give --policy ping",
+                "--policy", "close", "--ping-timeout", "2s");
+        assertRefused("--idle-timeout 5s would do nothing: --policy ping closes after", "--idle-timeout", "5s");
+        assertRefused("--max-missed-pings 2 would do nothing: --probe mqtt servers close after 1.5 x", "--probe",
+                "mqtt", "--max-missed-pings", "2");
+        assertRefused("--base-port 21000 would do nothing: --transport local runs one JVM", "--transport", "local",
+                "--base-port", "21000");
+        assertRefused("--tick 2ms would do nothing: it is Heartbeat's", "--compare", "netty", "--tick", "2ms");
+        assertRefused("--flood-lines 5 would do nothing: only pingflood connections", "--flood-lines", "5");
+        assertRefused("--target-metrics 127.0.0.1:9100 would do nothing", "--target-metrics", "127.0.0.1:9100");
+    }
+
+    /** Each scenario's server flags are only the ones that count for the impl (the demo server refuses others). */
+    @Test
+    void theServersAreGivenOnlyTheFlagsThatCount() {
+        Scenario ping = Scenario.builder().connections(2000).build();
+        String hb = String.join(" ", ping.serverFlags(Scenario.HEARTBEAT, 1));
+        assertFalse(hb.contains("--idle-timeout"), hb);
+        assertTrue(hb.contains("--ping-interval") && hb.contains("--hand-offs"), hb);
+        String netty = String.join(" ", ping.serverFlags(Scenario.NETTY, 1));
+        assertFalse(netty.contains("--hand-offs") || netty.contains("--worker-host"), netty);
+        String none = String.join(" ", ping.serverFlags(Scenario.NONE, 1));
+        assertFalse(none.contains("--policy") || none.contains("--ping-interval"), none);
+        Scenario close = Scenario.builder().connections(2000).policy(Scenario.Policy.CLOSE).build();
+        String c = String.join(" ", close.serverFlags(Scenario.HEARTBEAT, 1));
+        assertTrue(c.contains("--policy close --idle-timeout"), c);
+        assertFalse(c.contains("--ping-interval") || c.contains("--ping-timeout"), c);
+    }
+
     @Test
     void theSmokeTestInTheHelpIsAValidScenario() {
         String[] r = execute("--help");
-        assertTrue(r[1].replaceAll("\\s+", " ").contains("java -jar load-test/target/load-test.jar "
+        String help = r[1].replace(" \\\n", " ").replaceAll("\\s+", " ");
+        assertTrue(help.contains("java -jar load-test/target/load-test.jar "
                 + LoadTest.SMOKE_TEST), r[1]);
         for (String extra : new String[] {"", " --compare heartbeat", " --seed 7 --mix active=50,silent=50"}) {
             CommandLine cmd = LoadTest.commandLine();

@@ -121,7 +121,7 @@ class ReportTest {
         for (Report.Goal g : report.goals("tcp")) {
             goals.put(g.goal(), g);
         }
-        assertEquals(Boolean.TRUE, goals.get("heartbeat: 0 premature closes").met());
+        assertFalse(goals.containsKey("heartbeat: 0 premature closes"), "correctness is the check's, not a goal");
         assertEquals(Boolean.TRUE, goals.get("heartbeat: p99 lateness <= one tick + 20 ms").met());
         assertEquals(Boolean.FALSE, goals.get("netty: p99 lateness <= one tick + 20 ms").met());
         Report.Goal heap = goals.get("heap per connection, heartbeat / netty");
@@ -131,6 +131,108 @@ class ReportTest {
         assertEquals(Boolean.FALSE, cpu.met(), "10 s vs 8 s: missed, and reported so");
         assertTrue(cpu.measured().startsWith("1.25"), cpu.measured());
         assertTrue(goals.containsKey("heartbeat worker CPU reported"));
+    }
+
+    /** A CPU split of a 14 s window on 2 cores in which other processes took {@code other} CPU seconds. */
+    private static void disturb(RunResult r, double other) {
+        r.windowSeconds = 14;
+        r.otherCpuSeconds = other;
+    }
+
+    /** The top of a report: correctness (the check) and performance (the goals), apart and in that order. */
+    @Test
+    void theReportOpensWithTwoSeparateVerdictsCorrectnessThenPerformance(@TempDir Path dir) throws Exception {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 2, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 0, 8, 1000, 2000, 8)));
+        report.write(dir);
+        String html = Files.readString(dir.resolve("report.html"));
+        int correctness = html.indexOf("<section class=\"verdict\" id=\"correctness\">");
+        int performance = html.indexOf("<section class=\"verdict\" id=\"performance\">");
+        assertTrue(correctness > 0 && performance > correctness, html);
+        assertTrue(performance < html.indexOf("<table>"), "both verdicts before the first table");
+        String top = html.substring(correctness, html.indexOf("<table>"));
+        assertTrue(top.contains("Correctness <small>what --check judges</small>: <span class=\"missed\">FAILED (1 "
+                + "failure)</span>"), top);
+        assertTrue(top.contains("<li>no premature close</li>"), "what was checked: " + top);
+        assertTrue(top.contains("<li class=\"missed\">heartbeat/tcp: 2 premature closes"), "what failed: " + top);
+        assertTrue(top.contains("Performance <small>goals, from this run's measurements</small>: 5 met, 1 MISSED"),
+                top);
+        assertTrue(top.contains("<span class=\"missed\">MISSED</span>: server CPU in the run, heartbeat / netty: "
+                + "1.25 (10.0 s vs 8.00 s) (target &lt;= 1)"), "each goal with its ratio: " + top);
+        assertFalse(html.contains("<h2>Check</h2>"), "no check at the bottom any more");
+        String md = Files.readString(dir.resolve("report.md"));
+        int mdCorrectness = md.indexOf("## Correctness (what --check judges): FAILED (1 failure)");
+        assertTrue(mdCorrectness > 0 && mdCorrectness < md.indexOf("## Performance"), md);
+        assertTrue(md.indexOf("## Performance") < md.indexOf("| tcp |"), md);
+        String console = new ReportVerdicts(report).text();
+        assertTrue(console.startsWith("CORRECTNESS (what --check judges): FAILED (1 failure)\n  checked: no premature "
+                + "close; "), console);
+        assertTrue(console.contains("\nPERFORMANCE (goals, from this run's measurements): 5 met, 1 MISSED\n"), console);
+        assertTrue(console.contains("  tcp  MISSED  server CPU in the run, heartbeat / netty: 1.25 (10.0 s vs 8.00 s)"),
+                console);
+        assertTrue(console.lines().allMatch(l -> l.length() <= 120), console);
+        Report passed = report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10)));
+        assertTrue(new ReportVerdicts(passed).text().startsWith("CORRECTNESS (what --check judges): PASSED\n"));
+    }
+
+    /** A run that other processes disturbed has its missed goals "not judged", not MISSED; met goals stay met. */
+    @Test
+    void aDisturbedRunsMissedGoalsAreNotJudged(@TempDir Path dir) throws Exception {
+        RunResult hb = result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10);
+        RunResult netty = result(Scenario.NETTY, 0, 0, 30, 1000, 2000, 8);
+        disturb(hb, 6.5);
+        disturb(netty, 0.5); // 0.5 of 14 s: under a tenth of a core, not disturbed
+        Report report = report(List.of(hb, netty));
+        java.util.Map<String, Report.Goal> goals = new java.util.HashMap<>();
+        for (Report.Goal g : report.goals("tcp")) {
+            goals.put(g.goal(), g);
+        }
+        assertEquals("not judged: disturbed by 6.50 CPU-s of other processes",
+                goals.get("server CPU in the run, heartbeat / netty").verdict());
+        assertEquals("MISSED", goals.get("netty: p99 lateness <= one tick + 20 ms").verdict(),
+                "netty's own run was quiet: its goal is judged");
+        assertEquals("met", goals.get("heap per connection, heartbeat / netty").verdict());
+        report.write(dir);
+        String html = Files.readString(dir.resolve("report.html"));
+        assertTrue(html.contains("not judged: disturbed by 6.50 CPU-s of other processes</span>: server CPU in the "
+                + "run, heartbeat / netty: 1.25"), html);
+        assertTrue(html.contains("4 met, 1 MISSED, 1 not judged (the run was disturbed by other processes)"), html);
+        assertTrue(new ReportVerdicts(report).text().contains("tcp  not judged: disturbed by 6.50 CPU-s of other "
+                + "processes  server CPU in the run"), new ReportVerdicts(report).text());
+    }
+
+    /** How to read the table is beside it, in the same block, not at the end of the page. */
+    @Test
+    void howToReadItIsBesideTheTableItExplains(@TempDir Path dir) throws Exception {
+        Report report = report(List.of(result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10),
+                result(Scenario.NETTY, 0, 0, 8, 1000, 2000, 12)));
+        report.write(dir);
+        String html = Files.readString(dir.resolve("report.html"));
+        int block = html.indexOf("<div class=\"explained\">");
+        int tableEnd = html.indexOf("</table>", block);
+        assertTrue(block > 0 && html.indexOf("<table>", block) == block + "<div class=\"explained\">\n".length(), html);
+        assertEquals(tableEnd + "</table>\n".length(), html.indexOf("<aside>\n<h3>How to read it</h3>", block), html);
+        assertTrue(html.indexOf("Premature close", tableEnd) < html.indexOf("</div>", tableEnd), html);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.indexOf("How to read it:") > md.indexOf("| processes (servers + clients) |"), md);
+    }
+
+    /** The console table keeps within 120 columns, its long cells wrapped, every row still there. */
+    @Test
+    void theConsoleTableIsWithin120Columns() {
+        RunResult hb = result(Scenario.HEARTBEAT, 0, 0, 5, 800, 1500, 10);
+        RunResult netty = result(Scenario.NETTY, 0, 0, 8, 1000, 2000, 12);
+        RunResult none = result(Scenario.NONE, 0, 0, 8, 1000, 1000, 12);
+        Report report = report(List.of(hb, netty, none));
+        String table = report.textTable("tcp");
+        int widest = table.lines().mapToInt(String::length).max().orElse(0);
+        assertTrue(widest <= 120, "widest line " + widest + ":\n" + table);
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("premature closes")), table);
+        for (Report.Row row : report.table("tcp")) {
+            assertTrue(table.lines().anyMatch(l -> l.startsWith(TextTable.wrap(row.label, 8).get(0))), row.label);
+        }
+        assertTrue(table.lines().count() > report.table("tcp").size(), "long cells wrapped onto more lines");
+        assertEquals(List.of("a b c", "defghijklm", "no"), TextTable.wrap("a b c defghijklmno", 10));
     }
 
     @Test
