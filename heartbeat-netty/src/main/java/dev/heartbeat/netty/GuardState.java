@@ -26,6 +26,8 @@ final class GuardState {
     private static final VarHandle PHASE;
     private static final VarHandle HELD;
     private static final VarHandle HELD_UNTIL;
+    private static final VarHandle STALL_TAKEN;
+    private static final VarHandle STALL_SINCE;
 
     static {
         try {
@@ -36,6 +38,8 @@ final class GuardState {
             PHASE = lookup.findVarHandle(GuardState.class, "phase", int.class);
             HELD = lookup.findVarHandle(GuardState.class, "held", boolean.class);
             HELD_UNTIL = lookup.findVarHandle(GuardState.class, "heldUntil", long.class);
+            STALL_TAKEN = lookup.findVarHandle(GuardState.class, "stallTaken", boolean.class);
+            STALL_SINCE = lookup.findVarHandle(GuardState.class, "stallSince", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -236,21 +240,35 @@ final class GuardState {
         boolean paused = stallTaken && lookedAt - stallLookedAt >= pause;
         stallLookedAt = lookedAt;
         if (pending <= 0) {
-            stallTaken = false;
+            STALL_TAKEN.setOpaque(this, false);
             return false;
         }
         boolean moved = !stallTaken || paused || message != stallMessage || progress != stallProgress
                 || lastWrite != stallLastWrite || pending < stallPending;
         stallPending = pending;
         if (moved) {
-            stallTaken = true;
+            STALL_TAKEN.setOpaque(this, true);
             stallMessage = message;
             stallProgress = progress;
             stallLastWrite = lastWrite;
-            stallSince = now;
+            STALL_SINCE.setOpaque(this, now);
             return false;
         }
         return now - stallSince >= stallNanos;
+    }
+
+    /**
+     * Worker: whether the event loop holds a picture of a stall (opaque), taken at {@link #stallPictureAt};
+     * the worker looks again when it is a timeout old. Either value may be a picture later than the
+     * other's: a look at the wrong time is one look more, never a close (the event loop decides).
+     */
+    boolean stallPictured() {
+        return (boolean) STALL_TAKEN.getOpaque(this);
+    }
+
+    /** Worker: when the event loop took its stall picture (opaque); meaningless without {@link #stallPictured}. */
+    long stallPictureAt() {
+        return (long) STALL_SINCE.getOpaque(this);
     }
 
     /** Event loop: how long the stall has lasted, as {@link #stalled} measured it. */

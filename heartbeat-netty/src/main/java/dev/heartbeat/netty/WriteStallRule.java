@@ -34,14 +34,25 @@ final class WriteStallRule extends Rule {
         // so a stall is closed at most a quarter of the timeout after its due time (a grid of "now + a
         // quarter" drifts with the other rules' looks, and the close could come half a timeout late).
         GuardState g = h.guardState();
-        long quarter = bound.config.guards.stallLookNanos();
+        Guards guards = bound.config.guards;
+        long quarter = guards.stallLookNanos();
         long k = (now - g.configuredAt) / quarter; // the latest grid point at or before now
         h.lookAt(g.configuredAt + (k + 1) * quarter);
-        if ((int) k == g.stallGridLooked) {
-            return 0; // this grid point was looked at: a judgement for another rule
-        }
+        boolean gridPoint = (int) k != g.stallGridLooked; // else a judgement for another rule
         g.stallGridLooked = (int) k;
-        return Guards.pendingBytes(h.ctx.channel()) > 0 ? ActionBits.STALL : 0;
+        boolean decisive = false;
+        if (g.stallPictured()) {
+            // The picture was taken at a look that came a little after its grid point (a tick, the coalescing
+            // window), so the grid point a timeout later is a little short of a timeout after the picture: the
+            // stall is decided exactly when its picture is a timeout old, not a quarter later.
+            long due = g.stallPictureAt() + guards.writeStallNanos;
+            if (due - now > 0) {
+                h.lookAt(due);
+            } else {
+                decisive = true;
+            }
+        }
+        return (gridPoint || decisive) && Guards.pendingBytes(h.ctx.channel()) > 0 ? ActionBits.STALL : 0;
     }
 
     @Override

@@ -391,29 +391,32 @@ class GuardsTest {
         // The model's family 101 (seed 347): the idle policy's own looks (reader idle events every 130 ms here)
         // moved the stall's looks ("now + a quarter" at every judgement), so the picture was taken up to a quarter
         // late and judged up to a quarter after its timeout: closed up to 1.5 x the timeout after the bytes began
-        // to wait, where the Javadoc promises 1.25 x. On a grid from the configuration's start: 1.25 x.
+        // to wait, where the Javadoc promises 1.25 x. On a grid from the configuration's start, and decided when
+        // the picture is a timeout old (seed 458: a picture taken a tick after its grid point was 1 ms short of
+        // the timeout at the grid point a timeout later, and decided a quarter after that): 1.25 x. A timeout of
+        // 570 ms puts the quarters (142.5 ms) off the wheel's ticks.
         HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofMillis(130))
-                .writeStall(Duration.ofMillis(400)).build();
-        List<EmbeddedChannel> channels = new ArrayList<>();
+                .writeStall(Duration.ofMillis(570)).build();
         List<VirtualTime.Recorder> recorders = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
+        List<Long> pendingSince = new ArrayList<>();
+        for (int i = 0; i < 60; i++) { // one channel a millisecond: their grids fall at every offset to the ticks
             VirtualTime.Recorder r = world.recorder();
             recorders.add(r);
-            channels.add(channel(cfg, r));
-        }
-        for (int i = 0; i < 20; i++) { // channel i's bytes begin to wait 5 (i + 1) ms in, never to leave
-            step(5);
-            write(channels.get(i), 100);
+            EmbeddedChannel ch = channel(cfg, r);
+            step(i % 2 == 0 ? 0 : 3); // half of them begin to wait a little after their start
+            write(ch, 100); // waits for good
+            pendingSince.add(elapsedMillis());
+            step(1);
         }
         step(1_000);
-        for (int i = 0; i < 20; i++) {
-            long pendingSince = 5L * (i + 1);
+        for (int i = 0; i < recorders.size(); i++) {
             VirtualTime.Recorder r = recorders.get(i);
             int at = r.events.indexOf(HeartbeatCloseEvent.of(CloseReason.WRITE_STALL));
             assertTrue(at >= 0, "channel " + i + " closed for WRITE_STALL: " + r.events);
-            long after = r.times.get(at) - pendingSince;
-            assertTrue(after >= 400 && after <= 500 + 2, "channel " + i + ": closed " + after
-                    + " ms after its bytes began to wait (between 1 and 1.25 x the 400 ms timeout, plus a tick)");
+            long after = r.times.get(at) - pendingSince.get(i);
+            // A wheel tick (1.05 ms) late at the picture and at the decision, and the test's 1 ms steps: 3 ms.
+            assertTrue(after >= 570 && after <= 712 + 3, "channel " + i + ": closed " + after
+                    + " ms after its bytes began to wait (between 1 and 1.25 x the 570 ms timeout, plus ticks)");
         }
     }
 
