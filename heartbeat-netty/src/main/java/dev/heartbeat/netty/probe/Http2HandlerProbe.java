@@ -11,12 +11,15 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2FrameListenerDecorator;
+import io.netty.handler.codec.http2.Http2Stream;
 
 /**
  * HTTP/2 PING and GOAWAY through an {@link Http2ConnectionHandler}'s own encoder and decoder, for
@@ -92,8 +95,9 @@ final class Http2HandlerProbe extends Probe {
      * connection as soon as the frame is written; {@code NO_ERROR} with the reason's name for every other
      * reason. A peer that stopped answering pings ({@code PING_TIMEOUT}) will not finish its streams either:
      * its connection is closed once the GOAWAY is written, without waiting for them. For the other reasons
-     * the close that follows goes through the handler's graceful shutdown. Nothing is left for Heartbeat to
-     * write: returns null.
+     * the close goes through the handler's graceful shutdown: at maximum age as soon as the last stream ends
+     * (or at the grace's end, when Heartbeat closes), for the others when Heartbeat closes right after the
+     * GOAWAY. Nothing is left for Heartbeat to write: returns null.
      */
     @Override
     public Object newGoodbye(ChannelHandlerContext ctx, CloseReason reason) {
@@ -111,8 +115,31 @@ final class Http2HandlerProbe extends Probe {
         h2.flush();
         if (reason == CloseReason.PING_TIMEOUT) {
             f.addListener((ChannelFutureListener) written -> h2.close());
+        } else if (reason == CloseReason.MAX_AGE) {
+            closeWhenStreamsEnd(h2, handler.connection());
         }
         return null;
+    }
+
+    /**
+     * At maximum age, whose close Heartbeat makes only at the grace's end: the connection is closed as soon as
+     * its last stream ends, through the handler's graceful shutdown (from the tail), as the handler's own close
+     * does for the streams it waits for.
+     */
+    private static void closeWhenStreamsEnd(ChannelHandlerContext h2, Http2Connection connection) {
+        if (connection.numActiveStreams() == 0) {
+            h2.executor().execute(() -> h2.channel().close());
+            return;
+        }
+        connection.addListener(new Http2ConnectionAdapter() {
+            @Override
+            public void onStreamClosed(Http2Stream stream) {
+                if (connection.numActiveStreams() == 0) {
+                    connection.removeListener(this);
+                    h2.executor().execute(() -> h2.channel().close()); // not in the middle of the stream's close
+                }
+            }
+        });
     }
 
     @Override
