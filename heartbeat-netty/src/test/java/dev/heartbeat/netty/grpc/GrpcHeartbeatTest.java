@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.heartbeat.netty.AckMode;
 import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.HeartbeatMonitor;
+import dev.heartbeat.netty.JitterMode;
 import dev.heartbeat.netty.probe.Probes;
 import io.grpc.Attributes;
 import io.grpc.ManagedChannel;
@@ -170,14 +171,13 @@ class GrpcHeartbeatTest {
     }
 
     private int start(HeartbeatConfig config) throws IOException {
+        int port = 0; // any free one
         monitor = HeartbeatMonitor.builder().build().startWorker();
         // tag::grpc-server[]
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .protocolNegotiator(new HeartbeatNegotiator(monitor, config)) // @Internal in grpc-netty
-                .addService(service())
-                // end::grpc-server[]
-                .addTransportFilter(transports)
-                .build().start();
+        NettyServerBuilder builder = NettyServerBuilder.forPort(port)
+                .protocolNegotiator(new HeartbeatNegotiator(monitor, config)); // @Internal in grpc-netty
+        // end::grpc-server[]
+        Server server = builder.addService(service()).addTransportFilter(transports).build().start();
         this.server = server;
         return server.getPort();
     }
@@ -194,6 +194,26 @@ class GrpcHeartbeatTest {
     private static HeartbeatConfig.Builder pings() {
         return HeartbeatConfig.ping(Probes.http2ConnectionHandler()).interval(Duration.ofMillis(200))
                 .timeout(Duration.ofMillis(500)).maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY);
+    }
+
+    @Test
+    void grpcsKeepAliveAndMaxAgeInHeartbeatsTerms() {
+        // tag::grpc-preset[]
+        // NettyServerBuilder.keepAliveTime(2, HOURS).keepAliveTimeout(20, SECONDS)
+        //         .maxConnectionAge(30, MINUTES).maxConnectionAgeGrace(30, SECONDS), in Heartbeat's terms:
+        HeartbeatConfig config = HeartbeatConfig.ping(Probes.http2ConnectionHandler())
+                .interval(Duration.ofHours(2))                   // keepAliveTime
+                .timeout(Duration.ofSeconds(20))                 // keepAliveTimeout
+                .maxMissedPings(1)                               // gRPC closes after one unanswered ping
+                .ackMode(AckMode.MATCHED_ONLY)                   // only the ACKs reach Heartbeat
+                .maxAge(Duration.ofMinutes(30))                  // maxConnectionAge,
+                .maxAgeJitter(0.1, JitterMode.SYMMETRIC)         // which gRPC jitters by +-10%
+                .maxAgeGrace(Duration.ofSeconds(30))             // maxConnectionAgeGrace
+                .build();
+        // end::grpc-preset[]
+        assertEquals(Duration.ofHours(2), config.pingInterval());
+        assertEquals(Duration.ofSeconds(30), config.maxAgeGrace());
+        assertEquals(0.1, config.maxAgeJitter());
     }
 
     @Test
