@@ -1278,6 +1278,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
                 throw new IllegalStateException("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is "
                         + Duration.ofNanos(maxCoalescingNanos) + ", so every hand-off would wake its loop");
             }
+            NettyVersions.checkOnce(); // one WARN per class loader if the Netty jars' versions differ
             return new HeartbeatMonitor(this);
         }
     }

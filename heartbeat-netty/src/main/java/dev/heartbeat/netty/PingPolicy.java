@@ -386,8 +386,8 @@ final class PingPolicy extends HandlerPolicy {
         if (probe != null) {
             probe.wrote();
         }
-        // From the tail, so encoders (and the handler's write stamp) see the ping.
-        ctx.channel().writeAndFlush(ping).addListener(f -> writeDone(h, f));
+        // From the tail by default, so encoders (and the handler's write stamp) see the ping (Probe.writePing).
+        cfg.probe.writePing(ctx, ping).addListener(f -> writeDone(h, f));
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,6 +118,22 @@ public abstract class Probe {
      * @throws Exception if no ping can be made
      */
     public abstract Object newPing(ChannelHandlerContext ctx, long token) throws Exception;
+
+    /**
+     * Writes and flushes {@code ping}, made by {@link #newPing} for the handler at {@code ctx}; called right after
+     * it, on the channel's event loop. By default from the tail of the pipeline, so every encoder (and the
+     * handler's write stamp) sees it. Override it only for a protocol whose pings are not messages for the
+     * pipeline: {@link dev.heartbeat.netty.probe.Probes#http2ConnectionHandler()} pings through an
+     * {@code Http2ConnectionHandler}'s own encoder, because such a handler may refuse every message it does
+     * not know (gRPC-java's does).
+     *
+     * @param ctx the context of the calling handler
+     * @param ping what {@link #newPing} returned
+     * @return the write: the ping counts as sent when it succeeds, as failed when it fails
+     */
+    protected ChannelFuture writePing(ChannelHandlerContext ctx, Object ping) {
+        return ctx.channel().writeAndFlush(ping);
+    }
 
     /** Whether {@code msg} is an answer of this protocol (to anyone's ping). Never called for {@link Matching#NONE}. */
     protected abstract boolean isAnswer(Object msg);

@@ -24,6 +24,10 @@ import dev.heartbeat.netty.Probe;
  * <tr><td>{@link #http2()}</td><td>{@code Http2PingFrame}, the token as its 8 bytes</td>
  *     <td>{@code Http2PingFrame} with {@code ack()}, same content</td><td>by token</td>
  *     <td>after {@code Http2FrameCodec} (before or after {@code Http2MultiplexHandler})</td></tr>
+ * <tr><td>{@link #http2ConnectionHandler()}</td><td>PING through the {@code Http2ConnectionHandler}'s
+ *     encoder, the token as its 8 bytes</td><td>PING ACK with the same bytes, seen by the handler's decoder</td>
+ *     <td>by token</td><td>after the {@code Http2ConnectionHandler} (gRPC-java's {@code NettyServerHandler},
+ *     Netty's subclasses), with no {@code Http2FrameCodec}</td></tr>
  * <tr><td>{@link #webSocket()}</td><td>{@code PingWebSocketFrame}, the token as 8 bytes</td>
  *     <td>{@code PongWebSocketFrame} with the same 8 bytes</td><td>by token</td>
  *     <td>before {@code WebSocketServerProtocolHandler}, or after it with {@code dropPongFrames(false)}</td></tr>
@@ -72,6 +76,25 @@ public final class Probes {
      */
     public static Probe http2() {
         return Http2Probe.INSTANCE;
+    }
+
+    /**
+     * HTTP/2 PING and GOAWAY for a channel whose HTTP/2 is an {@code Http2ConnectionHandler} without
+     * {@code Http2FrameCodec}: Netty's own subclasses, gRPC-java's {@code NettyServerHandler} and others built
+     * the same way, which read frames into a listener and may refuse any message written to them. Each ping
+     * goes out through the handler's own encoder, with the token as its 8 bytes; the first one decorates the
+     * handler's decoder's frame listener, which from then on keeps the PING ACKs of our waiting pings from the
+     * handler's listener and fires them to the Heartbeat handler (acks of the handler's own pings go to the
+     * handler as before). The goodbye is the handler's own GOAWAY, with the error code and debug data of
+     * {@link #http2()}'s, and the close after it goes through the handler's graceful shutdown
+     * (see {@code docs/integrations/grpc.md}). The Heartbeat handler goes after the connection handler. It
+     * sees as reads only the acks of its pings (and whatever the handler passes on), so use it with the ping
+     * policy, not an idle policy.
+     *
+     * @since 0.2
+     */
+    public static Probe http2ConnectionHandler() {
+        return Http2HandlerProbe.INSTANCE;
     }
 
     /**

@@ -75,6 +75,8 @@ class DocExamplesTest {
     /** The integrations' examples are tested beside their integration's own tests. */
     private static final Path REACTOR_SOURCE =
             MODULE.resolve("src/test/java/dev/heartbeat/netty/reactor/ReactorNettyDocExamplesTest.java");
+    private static final Path GRPC_SOURCE =
+            MODULE.resolve("src/test/java/dev/heartbeat/netty/grpc/GrpcHeartbeatTest.java");
     private static final Pattern BLOCK = Pattern.compile("(?m)^[ \\t]*```java[ \\t]*\\n(.*?)^[ \\t]*```[ \\t]*$",
             Pattern.DOTALL);
     private static final Pattern REGION = Pattern.compile(
@@ -161,7 +163,8 @@ class DocExamplesTest {
             docs.put(MODULE.getParent().relativize(p).toString(), Files.readString(p, StandardCharsets.UTF_8));
         }
         String source = Files.readString(SOURCE, StandardCharsets.UTF_8) + "\n"
-                + Files.readString(REACTOR_SOURCE, StandardCharsets.UTF_8);
+                + Files.readString(REACTOR_SOURCE, StandardCharsets.UTF_8) + "\n"
+                + Files.readString(GRPC_SOURCE, StandardCharsets.UTF_8);
         assertTrue(docs.size() >= 10, "the README and the guide's pages: " + docs.keySet());
         assertTrue(regions(source).size() >= 15, "the tagged regions: " + regions(source).keySet());
         List<String> problems = problems(docs, source);
@@ -656,6 +659,7 @@ class DocExamplesTest {
     // ---------------------------------------------------------------------------------------------------
     // tuning.md
 
+    @SuppressWarnings("deprecation") // NioEventLoopGroup is deprecated in Netty 4.2 (CI's step 7), not in 4.1
     static HeartbeatMonitor hosted(List<EventLoopGroup> made) {
         // tag::hosted[]
         EventLoopGroup workers = new NioEventLoopGroup();

@@ -1,0 +1,291 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty.grpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.heartbeat.netty.AckMode;
+import dev.heartbeat.netty.HeartbeatConfig;
+import dev.heartbeat.netty.HeartbeatMonitor;
+import dev.heartbeat.netty.JitterMode;
+import dev.heartbeat.netty.probe.Probes;
+import io.grpc.Attributes;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServerTransportFilter;
+import io.grpc.netty.GrpcHttp2ConnectionHandler;
+import io.grpc.netty.InternalProtocolNegotiator;
+import io.grpc.netty.InternalProtocolNegotiators;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerAdapter;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.AsciiString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Heartbeat under a real grpc-java server ({@code grpc-netty}, unshaded), on 127.0.0.1, with a real grpc-java
+ * client and a raw socket for a dead peer. The route in is gRPC's {@code @Internal} protocol negotiator; the
+ * probe is {@link Probes#http2ConnectionHandler()}. The tagged regions are the examples of
+ * {@code docs/integrations/grpc.md} (checked by {@code DocExamplesTest}).
+ */
+class GrpcHeartbeatTest {
+
+    // tag::grpc-negotiator[]
+    /**
+     * gRPC's plaintext negotiation, plus a Heartbeat handler right after it: once the negotiation has put
+     * gRPC's NettyServerHandler in its place, Heartbeat's handler is the next one, where the probe needs it.
+     */
+    static final class HeartbeatNegotiator implements InternalProtocolNegotiator.ProtocolNegotiator {
+        private final InternalProtocolNegotiator.ProtocolNegotiator plaintext =
+                InternalProtocolNegotiators.serverPlaintext();
+        private final HeartbeatMonitor monitor;
+        private final HeartbeatConfig config;
+
+        HeartbeatNegotiator(HeartbeatMonitor monitor, HeartbeatConfig config) {
+            this.monitor = monitor;
+            this.config = config;
+        }
+
+        @Override
+        public AsciiString scheme() {
+            return plaintext.scheme();
+        }
+
+        @Override
+        public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
+            ChannelHandler negotiation = plaintext.newHandler(grpcHandler);
+            return new ChannelHandlerAdapter() {
+                @Override
+                public void handlerAdded(ChannelHandlerContext ctx) {
+                    ctx.pipeline().addAfter(ctx.name(), "heartbeat", monitor.newHandler(config));
+                    ctx.pipeline().replace(this, null, negotiation); // becomes gRPC's NettyServerHandler
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            plaintext.close();
+        }
+    }
+    // end::grpc-negotiator[]
+
+    /** Counts the server's connections and when they end (ms since the test began). */
+    static final class Transports extends ServerTransportFilter {
+        final AtomicInteger ready = new AtomicInteger();
+        final List<Long> terminated = new ArrayList<>();
+        final CountDownLatch firstTerminated = new CountDownLatch(1);
+        final long start = System.nanoTime();
+
+        @Override
+        public Attributes transportReady(Attributes attributes) {
+            ready.incrementAndGet();
+            return attributes;
+        }
+
+        @Override
+        public void transportTerminated(Attributes attributes) {
+            synchronized (terminated) {
+                terminated.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            }
+            firstTerminated.countDown();
+        }
+    }
+
+    private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(String value) {
+            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public String parse(InputStream stream) {
+            try {
+                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    };
+    /** Answers after the number of milliseconds its request names. */
+    private static final MethodDescriptor<String, String> SLEEP = MethodDescriptor.<String, String>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("heartbeat.Test/Sleep")
+            .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
+
+    private final Transports transports = new Transports();
+    private HeartbeatMonitor monitor;
+    private Server server;
+    private ManagedChannel client;
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        if (client != null) {
+            client.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        if (server != null) {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        if (monitor != null) {
+            monitor.close();
+        }
+    }
+
+    private static ServerServiceDefinition service() {
+        return ServerServiceDefinition.builder("heartbeat.Test")
+                .addMethod(SLEEP, ServerCalls.asyncUnaryCall((request, response) -> {
+                    try {
+                        Thread.sleep(Long.parseLong(request)); // the server's work: a real RPC in flight
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    response.onNext(request);
+                    response.onCompleted();
+                })).build();
+    }
+
+    private int start(HeartbeatConfig config) throws IOException {
+        int port = 0; // any free one
+        monitor = HeartbeatMonitor.builder().build().startWorker();
+        // tag::grpc-server[]
+        NettyServerBuilder builder = NettyServerBuilder.forPort(port)
+                .protocolNegotiator(new HeartbeatNegotiator(monitor, config)); // @Internal in grpc-netty
+        // end::grpc-server[]
+        Server server = builder.addService(service()).addTransportFilter(transports).build().start();
+        this.server = server;
+        return server.getPort();
+    }
+
+    private String call(int port, String millis) {
+        if (client == null) {
+            client = NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
+                    .usePlaintext().build();
+        }
+        return ClientCalls.blockingUnaryCall(client, SLEEP, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10,
+                TimeUnit.SECONDS), millis);
+    }
+
+    private static HeartbeatConfig.Builder pings() {
+        return HeartbeatConfig.ping(Probes.http2ConnectionHandler()).interval(Duration.ofMillis(200))
+                .timeout(Duration.ofMillis(500)).maxMissedPings(1).ackMode(AckMode.MATCHED_ONLY);
+    }
+
+    @Test
+    void grpcsKeepAliveAndMaxAgeInHeartbeatsTerms() {
+        // tag::grpc-preset[]
+        // NettyServerBuilder.keepAliveTime(2, HOURS).keepAliveTimeout(20, SECONDS)
+        //         .maxConnectionAge(30, MINUTES).maxConnectionAgeGrace(30, SECONDS), in Heartbeat's terms:
+        HeartbeatConfig config = HeartbeatConfig.ping(Probes.http2ConnectionHandler())
+                .interval(Duration.ofHours(2))                   // keepAliveTime
+                .timeout(Duration.ofSeconds(20))                 // keepAliveTimeout
+                .maxMissedPings(1)                               // gRPC closes after one unanswered ping
+                .ackMode(AckMode.MATCHED_ONLY)                   // only the ACKs reach Heartbeat
+                .maxAge(Duration.ofMinutes(30))                  // maxConnectionAge,
+                .maxAgeJitter(0.1, JitterMode.SYMMETRIC)         // which gRPC jitters by +-10%
+                .maxAgeGrace(Duration.ofSeconds(30))             // maxConnectionAgeGrace
+                .build();
+        // end::grpc-preset[]
+        assertEquals(Duration.ofHours(2), config.pingInterval());
+        assertEquals(Duration.ofSeconds(30), config.maxAgeGrace());
+        assertEquals(0.1, config.maxAgeJitter());
+    }
+
+    @Test
+    void keepAlivePingsAreAckedByTheGrpcClientAndTheConnectionStays() throws Exception {
+        int port = start(pings().build());
+        assertEquals("0", call(port, "0"));
+        Thread.sleep(1500); // real I/O: about 7 pings at 200 ms
+        assertEquals("0", call(port, "0"));
+
+        assertTrue(monitor.stats().pingsSent() >= 4, "pinged: " + monitor.stats().pingsSent());
+        assertEquals(0, monitor.stats().closedPingTimeout(), "every ping acked by the client's NettyClientHandler");
+        assertEquals(1, transports.ready.get(), "one connection for both calls");
+        assertEquals(List.of(), transports.terminated);
+    }
+
+    @Test
+    void aDeadPeerIsClosedWithGoAway() throws Exception {
+        int port = start(pings().build());
+        try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            peer.setSoTimeout(10_000);
+            OutputStream out = peer.getOutputStream();
+            out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame; then silence
+            out.flush();
+            long start = System.nanoTime();
+            List<String> frames = readFramesUntilClosed(new DataInputStream(peer.getInputStream()));
+            long closedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            assertTrue(frames.contains("PING"), "Heartbeat pinged: " + frames);
+            assertTrue(frames.contains("GOAWAY NO_ERROR PING_TIMEOUT"), "said why: " + frames);
+            // interval 200 ms + answer timeout 500 ms, then the GOAWAY and the close (no wait for streams).
+            assertTrue(closedMs >= 600 && closedMs < 3000, "closed after the missed ping: " + closedMs + " ms");
+        }
+        assertEquals(1, monitor.stats().closedPingTimeout());
+    }
+
+    @Test
+    void maxAgeSaysGoAwayAndTheCallInFlightFinishesInTheGrace() throws Exception {
+        int port = start(pings().maxAge(Duration.ofMillis(500)).maxAgeGrace(Duration.ofSeconds(3)).build());
+        // A call of 1.2 s, begun before the maximum age and ending in the grace.
+        assertEquals("1200", call(port, "1200"));
+        assertTrue(transports.firstTerminated.await(5, TimeUnit.SECONDS), "the old connection closed");
+        long closedAt = transports.terminated.get(0);
+        assertTrue(closedAt >= 1200 && closedAt < 3500, "closed when its call ended, in the grace: " + closedAt);
+
+        assertEquals("0", call(port, "0"), "the client reconnects for the next call");
+        assertEquals(2, transports.ready.get());
+    }
+
+    /** Reads HTTP/2 frames (9-byte headers) until the server closes: each as its type, GOAWAYs with code and data. */
+    private static List<String> readFramesUntilClosed(DataInputStream in) throws IOException {
+        List<String> frames = new ArrayList<>();
+        try {
+            while (true) {
+                int length = (in.readUnsignedShort() << 8) | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                in.readUnsignedByte(); // flags
+                in.readInt(); // stream id
+                byte[] payload = in.readNBytes(length);
+                switch (type) {
+                    case 6 -> frames.add("PING");
+                    case 7 -> {
+                        long code = ((payload[4] & 0xFFL) << 24) | ((payload[5] & 0xFF) << 16)
+                                | ((payload[6] & 0xFF) << 8) | (payload[7] & 0xFF);
+                        frames.add("GOAWAY " + io.netty.handler.codec.http2.Http2Error.valueOf(code) + " "
+                                + new String(payload, 8, payload.length - 8, StandardCharsets.US_ASCII));
+                    }
+                    default -> frames.add("type " + type);
+                }
+            }
+        } catch (EOFException | java.net.SocketException closed) {
+            return frames;
+        }
+    }
+}
