@@ -126,16 +126,17 @@ class InteractionModelTest {
      * guards every other promise; each is listed in issue 26's note with its soonest seed.
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,6,8,12,14,101,103,104,105,106,107,108,109";
+    static final String OPEN_ITEMS = "1,6,12,14,101,102,103,104,105,106,109";
     /**
      * The checks whose violations are still tolerated by default, whatever item they are: besides the
-     * families above, these four still find failures the model cannot place on a listed item (about one
-     * episode in a hundred; issue 26's note lists them with seeds). Their violations are counted and the
-     * channel is left alone; every other check is enforced. {@code -Dheartbeat.model.openChecks=} (empty)
-     * enforces them too.
+     * families above, these three still find failures the model cannot place on a listed item (3 of the
+     * episodes of seeds 1-1000; issue 26's note lists them with seeds). Their violations are counted and
+     * the channel is left alone; every other check is enforced ({@code checkNoEntryExpiredTwicePerDueTime}
+     * since no episode of seeds 1-1000 breaks it). {@code -Dheartbeat.model.openChecks=} (empty) enforces
+     * them too.
      */
     static final String OPEN_CHECKS = "checkNeverEarly,checkDueClosesHappenInTheirBound,"
-            + "checkNoEntryExpiredTwicePerDueTime,checkVetoAskedAgainAtExtensionEnd";
+            + "checkVetoAskedAgainAtExtensionEnd";
 
     private static final long STEPS = Long.getLong("heartbeat.model.steps", 1_000_000L);
     private static final int EPISODE_STEPS = Integer.getInteger("heartbeat.model.episode", 2_000);
