@@ -14,6 +14,8 @@
  * with its own {@code requires} (or {@code --add-modules}). Micrometer, Reactor Netty and, before 4.2, Netty
  * have no module descriptor of their own: they are named by their {@code Automatic-Module-Name}s.
  */
+// Requiring an automatic module is what javac's two lints below warn of, and -Werror would fail the build; these
+// modules have no descriptor yet, and the names are the ones their jars declare.
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module dev.heartbeat.netty {
     requires transitive dev.heartbeat.core;
