@@ -10,6 +10,9 @@ module dev.heartbeat.core {
     requires java.management;
     requires org.jctools.core;
     requires org.slf4j;
+    // JCTools' queues need sun.misc.Unsafe, but its descriptor requires jdk.unsupported only static: without this
+    // line an application whose graph nothing else adds it to fails with NoClassDefFoundError: sun/misc/Unsafe.
+    requires jdk.unsupported;
 
     exports dev.heartbeat.core;
 }

@@ -30,9 +30,9 @@ module dev.heartbeat.netty {
     requires static io.netty.codec.http;
     requires static io.netty.codec.http2;
     requires static io.netty.codec.mqtt;
-    requires static transitive micrometer.core;
-    requires static transitive reactor.netty.core;
-    requires static transitive reactor.netty.http;
+    requires static micrometer.core;
+    requires static reactor.netty.core;
+    requires static reactor.netty.http;
 
     exports dev.heartbeat.netty;
     exports dev.heartbeat.netty.micrometer;
