@@ -8,7 +8,8 @@
  * binding ({@code dev.heartbeat.netty.micrometer}) and the Reactor Netty integration
  * ({@code dev.heartbeat.netty.reactor}). Only these four packages are exported; any other package is internal.
  *
- * <p>The Netty modules whose types the API names are required transitively. The HTTP, HTTP/2 and MQTT codecs,
+ * <p>{@code dev.heartbeat.core} and Netty's buffer, codec, common, handler and transport modules are required
+ * transitively: a module that requires this one reads them. The HTTP, HTTP/2 and MQTT codecs,
  * Micrometer and Reactor Netty are optional dependencies ({@code requires static}): an application that uses the
  * probe, binding or integration that needs one has it on its module path already, and adds it to the graph
  * with its own {@code requires} (or {@code --add-modules}). Micrometer, Reactor Netty and, before 4.2, Netty
