@@ -8,7 +8,7 @@ import dev.heartbeat.netty.HeartbeatConfig;
 import dev.heartbeat.netty.HeartbeatMonitor;
 import dev.heartbeat.netty.PingPolicing;
 import dev.heartbeat.netty.Probe;
-import dev.heartbeat.netty.Probes;
+import dev.heartbeat.netty.probe.Probes;
 
 /**
  * The settings the library judges, judged by the library: {@link ServerConfig.Builder#build()} builds the
