@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 
 import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.HeartbeatMonitor;
 import dev.heartbeat.netty.JitterMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -391,7 +392,11 @@ public final class LoadTest implements Callable<Integer> {
         }
         boolean mixGiven = given("--mix");
         requireEveryFlagCounts();
-        return Scenario.builder()
+        if (tick != null) {
+            // the scenario's tick 0 is the library's default: a given one is the library's to judge
+            LibraryChecks.as("--tick", () -> HeartbeatMonitor.builder().tick(tick));
+        }
+        Scenario.Builder b = Scenario.builder()
                 .connections(connections)
                 .mix(Mix.parse(storm && !mixGiven ? "silent=100" : mix))
                 .policy(policy)
@@ -410,14 +415,16 @@ public final class LoadTest implements Callable<Integer> {
                 .churnPerSecond(churnRate)
                 .protocol(probe)
                 .maxAgeNanos(maxAge == null ? 0 : maxAge.toNanos())
-                .maxAgeJitter(maxAgeJitter == null ? -1 : maxAgeJitter)
                 .maxAgeJitterMode(maxAgeJitterMode)
                 .maxAgeGraceNanos(maxAgeGrace == null ? -1 : maxAgeGrace.toNanos())
                 .storm(storm)
                 .actionBudget(actionBudget)
                 .writeStallNanos(writeStall == null ? 0 : writeStall.toNanos())
-                .drainNanos(drain == null ? 0 : drain.toNanos())
-                .build();
+                .drainNanos(drain == null ? 0 : drain.toNanos());
+        if (maxAgeJitter != null) {
+            b.maxAgeJitter(maxAgeJitter);
+        }
+        return b.build();
     }
 
     /** Whether the command line gave {@code flag} (not just its default). */

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+import dev.heartbeat.core.TimingWheel;
 import dev.heartbeat.demo.DurationConverter;
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
@@ -21,8 +22,8 @@ import dev.heartbeat.netty.JitterMode;
 import dev.heartbeat.netty.MqttKeepAlive;
 import dev.heartbeat.netty.PingPolicing;
 
-// Over 500 lines (listed in checkstyle.xml): every rule a run is judged by, derived from the shared settings; it
-// still restates some of the library's rules, which issue 26 moves back to the library.
+// Over 500 lines (listed in checkstyle.xml): every rule a run is judged by, derived from the shared settings; the
+// library's own rules are the library's (LibraryChecks builds its objects from the settings).
 /**
  * What every connection of one run does and when the server is due to act: the settings the
  * coordinator and its child processes share (as JSON), with the rules derived from them.
@@ -66,8 +67,8 @@ final class Scenario {
         }
     }
 
-    /** Heartbeat's default wheel tick: 2^20 ns. */
-    static final long DEFAULT_TICK_NANOS = 1L << 20;
+    /** Heartbeat's default wheel tick: the library's, 2^20 ns. */
+    static final long DEFAULT_TICK_NANOS = TimingWheel.DEFAULT_TICK_NANOS;
 
     private static final long MIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -755,7 +756,8 @@ final class Scenario {
         private double churnPerSecond;
         private ServerConfig.Protocol protocol = ServerConfig.Protocol.LINE;
         private long maxAgeNanos;
-        private double maxAgeJitter = -1;
+        private double maxAgeJitter;
+        private boolean maxAgeJitterGiven;
         private JitterMode maxAgeJitterMode = JitterMode.SYMMETRIC;
         private long maxAgeGraceNanos = -1;
         private boolean storm;
@@ -854,9 +856,10 @@ final class Scenario {
             return this;
         }
 
-        /** Negative (the default): {@link #DEFAULT_AGE_JITTER}. */
+        /** Not called: {@link #DEFAULT_AGE_JITTER}. */
         Builder maxAgeJitter(double fraction) {
             this.maxAgeJitter = fraction;
+            this.maxAgeJitterGiven = true;
             return this;
         }
 
@@ -903,19 +906,13 @@ final class Scenario {
             if (connections < 1) {
                 throw new IllegalArgumentException("--connections must be at least 1: " + connections);
             }
-            requireAtLeastMillis("--idle-timeout", idleTimeoutNanos);
-            requireAtLeastMillis("--ping-interval", pingIntervalNanos);
-            requireAtLeastMillis("--ping-timeout", pingTimeoutNanos);
-            if (maxMissedPings < 1) {
-                throw new IllegalArgumentException("--max-missed-pings must be at least 1: " + maxMissedPings);
-            }
             if (activePeriodNanos < TimeUnit.MILLISECONDS.toNanos(1)) {
                 throw new IllegalArgumentException("--active-rate must be at most 1000 lines per second: "
                         + perSecond(activePeriodNanos));
             }
-            if (tickNanos < 0 || tickNanos > (1L << 30)) {
-                throw new IllegalArgumentException("--tick must be between 1ns and 2^30 ns: " + tickNanos + "ns");
-            }
+            requireProtocolFits();
+            resolveAge();
+            LibraryChecks.require(new Scenario(this));
             if (maxLine < MIN_MAX_LINE) {
                 throw new IllegalArgumentException("--max-line must be at least " + MIN_MAX_LINE
                         + " bytes (the clients' echo lines are numbers of up to 19 digits): " + maxLine);
@@ -928,7 +925,6 @@ final class Scenario {
                 throw new IllegalArgumentException("--churn-rate must be between 0 and --connections (" + connections
                         + ") per second: " + churnPerSecond);
             }
-            requireProtocolFits();
             requireAgeFits();
             requireStormFits();
             Scenario s = new Scenario(this);
@@ -951,9 +947,6 @@ final class Scenario {
 
         /** A write stall must be closed well before an idle close of the stalled connection could be due. */
         private void requireStallFits(Scenario s) {
-            if (writeStallNanos < 0 || (writeStallNanos > 0 && writeStallNanos < TimeUnit.MILLISECONDS.toNanos(1))) {
-                throw new IllegalArgumentException("--write-stall must be at least 1ms: " + format(writeStallNanos));
-            }
             if (writeStallNanos > 0 && !s.guardsWriteStalls()) {
                 throw new IllegalArgumentException("--write-stall " + format(writeStallNanos) + " is for the "
                         + Role.STALLED + " and " + Role.SLOWREADER + " roles: give --mix with " + Role.STALLED
@@ -1010,16 +1003,12 @@ final class Scenario {
         }
 
         /**
-         * The max-age settings: only with aged connections in the mix; the defaults filled in; each aged
-         * connection must age out at least twice in the run window (its longest age and grace at most half
-         * of it); and no role whose close the ageing would hide: half-open connections read nothing until
-         * their idle close is near, and MQTT has no goodbye to tell a max-age close of a silent or dying
-         * connection from an idle one.
+         * The max-age settings: only with aged connections in the mix (else none), and the defaults filled
+         * in. The library judges their values ({@link LibraryChecks}), {@link #requireAgeFits} the run.
          */
-        private void requireAgeFits() {
-            boolean aged = mix.percent(Role.AGED) > 0;
-            if (!aged) {
-                if (maxAgeNanos != 0 || maxAgeJitter > 0 || maxAgeGraceNanos > 0) {
+        private void resolveAge() {
+            if (mix.percent(Role.AGED) == 0) {
+                if (maxAgeNanos != 0 || (maxAgeJitterGiven && maxAgeJitter != 0) || maxAgeGraceNanos > 0) {
                     throw new IllegalArgumentException("--max-age, --max-age-jitter and --max-age-grace are for a mix "
                             + "with aged connections: give e.g. --mix " + Mix.DEFAULT.replace("pong=50", "pong=40")
                             + ",aged=10");
@@ -1031,15 +1020,23 @@ final class Scenario {
             if (maxAgeNanos == 0) {
                 maxAgeNanos = durationNanos / DEFAULT_AGES_PER_WINDOW / 1_000_000 * 1_000_000;
             }
-            requireAtLeastMillis("--max-age", maxAgeNanos);
-            if (maxAgeJitter < 0) {
+            if (!maxAgeJitterGiven) {
                 maxAgeJitter = DEFAULT_AGE_JITTER;
-            }
-            if (!(maxAgeJitter < 1)) {
-                throw new IllegalArgumentException("--max-age-jitter must be in [0, 1): " + maxAgeJitter);
             }
             if (maxAgeGraceNanos < 0) {
                 maxAgeGraceNanos = maxAgeNanos / DEFAULT_GRACE_DIVISOR / 1_000_000 * 1_000_000;
+            }
+        }
+
+        /**
+         * With aged connections in the mix, each must age out at least twice in the run window (its longest
+         * age and grace at most half of it); and no role whose close the ageing would hide: half-open
+         * connections read nothing until their idle close is near, and MQTT has no goodbye to tell a max-age
+         * close of a silent or dying connection from an idle one.
+         */
+        private void requireAgeFits() {
+            if (mix.percent(Role.AGED) == 0) {
+                return;
             }
             Scenario probe = new Scenario(this);
             long longest = probe.maxDrawnAgeNanos() + maxAgeGraceNanos;
@@ -1070,12 +1067,8 @@ final class Scenario {
             }
         }
 
-        /** Storm: every connection silent; the budget in range. */
+        /** Storm: every connection silent. */
         private void requireStormFits() {
-            if (actionBudget < 0 || actionBudget > 100_000_000) {
-                throw new IllegalArgumentException("--action-budget must be in [0, 100000000] actions a second: "
-                        + actionBudget);
-            }
             if (storm && mix.percent(Role.SILENT) != 100) {
                 throw new IllegalArgumentException("--storm: every connection is silent, not --mix " + mix);
             }
@@ -1100,15 +1093,10 @@ final class Scenario {
                         + "(every --ping-interval, their Keep Alive) and the server closes after 1.5 x that: give "
                         + "--policy ping, not --policy " + policy);
             }
-            if (pingIntervalNanos % 1_000_000_000L != 0 || pingIntervalNanos > 0xFFFFL * 1_000_000_000L) {
+            if (pingIntervalNanos < 1_000_000_000L || pingIntervalNanos % 1_000_000_000L != 0
+                    || pingIntervalNanos > 0xFFFFL * 1_000_000_000L) {
                 throw new IllegalArgumentException("--probe mqtt: --ping-interval is the Keep Alive the clients "
                         + "announce in CONNECT, whole seconds from 1s to 65535s: " + format(pingIntervalNanos));
-            }
-        }
-
-        private static void requireAtLeastMillis(String flag, long nanos) {
-            if (nanos < TimeUnit.MILLISECONDS.toNanos(1)) {
-                throw new IllegalArgumentException(flag + " must be at least 1ms: " + format(nanos));
             }
         }
 

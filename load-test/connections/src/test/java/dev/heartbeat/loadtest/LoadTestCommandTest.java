@@ -7,6 +7,7 @@ package dev.heartbeat.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import dev.heartbeat.core.TimingWheel;
 import dev.heartbeat.demo.ServerConfig;
 import dev.heartbeat.netty.CloseReason;
 import org.junit.jupiter.api.Test;
@@ -144,6 +146,86 @@ class LoadTestCommandTest {
                 + "not --probe http2", "--probe", "http2", "--mix", "silent=90,slowreader=10");
         assertRefused("--drain with --target needs --target-metrics", "--drain", "4s", "--compare", "heartbeat",
                 "--target", "127.0.0.1:7000");
+    }
+
+    /**
+     * The library judges its own settings (LibraryChecks builds its objects from the flags); its message is
+     * reported under the flag that gave the value, not restated by the load test.
+     */
+    @Test
+    void theLibrarysOwnErrorsAreReportedUnderTheFlagNames() {
+        String local = "--transport local --connections 2000 --duration 10s ";
+        String ping = local + "--active-rate 2 ";
+        assertRefused("--ping-interval: interval must be at least 1ms: PT0.0005S",
+                (ping + "--ping-interval 500us --ping-timeout 2s").split(" "));
+        assertRefused("--ping-interval: interval must be positive: PT0S",
+                (ping + "--ping-interval 0s --ping-timeout 2s").split(" "));
+        assertRefused("--ping-timeout: timeout must be positive: PT0S",
+                (ping + "--ping-interval 3s --ping-timeout 0s").split(" "));
+        assertRefused("--max-missed-pings: maxMissedPings must be in [1, 10000]: 0",
+                (ping + "--ping-interval 3s --ping-timeout 2s --max-missed-pings 0").split(" "));
+        assertRefused("--max-missed-pings: maxMissedPings must be in [1, 10000]: 10001",
+                (ping + "--ping-interval 3s --ping-timeout 2s --max-missed-pings 10001").split(" "));
+        String close = local + "--mix silent=100 --policy close ";
+        assertRefused("--idle-timeout: readerIdle must be 0 (disabled) or at least 1ms: PT0.0005S",
+                (close + "--idle-timeout 500us").split(" "));
+        assertRefused("--idle-timeout 0s: policy ", (close + "--idle-timeout 0s").split(" "));
+        assertRefused("needs a timeout: set readerIdle", (close + "--idle-timeout 0s").split(" "));
+        String smoke = LoadTest.SMOKE_TEST + " --compare heartbeat ";
+        assertRefused("--tick: tick must be in [1ns, 1073741824ns]: PT2S", (smoke + "--tick 2s").split(" "));
+        assertRefused("--tick: tick must be in [1ns, 1073741824ns]: PT0S", (smoke + "--tick 0s").split(" "));
+        assertRefused("--action-budget: actionBudget must be 0 (off) or in [1, 100000000] a second: -1",
+                (smoke + "--action-budget -1").split(" "));
+        assertRefused("--action-budget: actionBudget must be 0 (off) or in [1, 100000000] a second: 100000001",
+                (smoke + "--action-budget 100000001").split(" "));
+        String aged = "--transport local --connections 2000 --ping-interval 1s --ping-timeout 500ms --compare "
+                + "heartbeat --duration 12s --mix silent=20,pong=60,aged=20 ";
+        assertRefused("--max-age: maxAge must be 0 (disabled) or at least 1ms: PT0.0005S",
+                (aged + "--max-age 500us").split(" "));
+        assertRefused("--max-age-jitter: maxAgeJitter must be in [0, 1): 1.5",
+                (aged + "--max-age 3s --max-age-jitter 1.5").split(" "));
+        assertRefused("--max-age-jitter: maxAgeJitter must be in [0, 1): -0.5",
+                (aged + "--max-age 3s --max-age-jitter -0.5").split(" "));
+        assertRefused("--max-age-jitter: maxAgeJitter must be in [0, 1): NaN",
+                (aged + "--max-age 3s --max-age-jitter NaN").split(" "));
+        assertRefused("--max-age-grace: maxAgeGrace must be 0 (disabled) or at least 1ms: PT0.0005S",
+                (aged + "--max-age 3s --max-age-grace 500us").split(" "));
+        String stalled = "--connections 2000 --ping-interval 3s --ping-timeout 2s --duration 20s --compare heartbeat "
+                + "--mix silent=90,stalled=10 ";
+        assertRefused("--write-stall: writeStall must be 0 (disabled) or at least 1ms: PT0.0005S",
+                (stalled + "--write-stall 500us").split(" "));
+        assertRefused("--write-stall (not given: a quarter of --idle-timeout 2ms): writeStall must be 0 (disabled) or "
+                + "at least 1ms: PT0.0005S", ("--connections 2000 --compare heartbeat --mix silent=90,stalled=10 "
+                + "--duration 10s --policy close --idle-timeout 2ms").split(" "));
+    }
+
+    /** The same through the scenario's builder, which the child processes use (its JSON hand-over). */
+    @Test
+    void theScenarioBuilderReportsTheLibrarysErrorsUnderTheFlagNames() {
+        assertScenarioRefused("--ping-interval: interval must be at least 1ms: PT0.000999999S",
+                Scenario.builder().pingIntervalNanos(999_999));
+        assertScenarioRefused("--ping-timeout: timeout must be at least 1ms: PT0.000999999S",
+                Scenario.builder().pingTimeoutNanos(999_999));
+        assertScenarioRefused("--tick: tick must be in [1ns, 1073741824ns]: PT-0.000000001S",
+                Scenario.builder().tickNanos(-1));
+        assertScenarioRefused("--write-stall: writeStall cannot be negative: PT-1S",
+                Scenario.builder().mix(Mix.parse("silent=90,stalled=10")).writeStallNanos(-1_000_000_000L));
+        assertScenarioRefused("--max-age-jitter: maxAgeJitter must be in [0, 1): 1.0", Scenario.builder()
+                .mix(Mix.parse("silent=20,pong=60,aged=20")).maxAgeJitter(1.0));
+        assertScenarioRefused("--probe mqtt: --ping-interval is the Keep Alive the clients announce in CONNECT, whole "
+                + "seconds from 1s to 65535s: 0s", Scenario.builder().protocol(ServerConfig.Protocol.MQTT)
+                .pingIntervalNanos(0));
+        // what the scenario's JSON carries after the defaults were filled in builds again
+        Scenario s = Scenario.builder().connections(2000).mix(Mix.parse("silent=20,pong=60,aged=20")).build();
+        assertEquals(Scenario.DEFAULT_AGE_JITTER, s.maxAgeJitter);
+        assertEquals(s.settings(), s.settings().scenario().settings());
+        assertEquals(TimingWheel.DEFAULT_TICK_NANOS, s.effectiveTickNanos(), "the library's default tick");
+    }
+
+    private static void assertScenarioRefused(String expected, Scenario.Builder b) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+        assertTrue(e.getMessage().startsWith(expected), "expected '" + expected + "' at the start of: "
+                + e.getMessage());
     }
 
     @Test

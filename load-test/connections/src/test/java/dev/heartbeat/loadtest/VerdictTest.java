@@ -113,8 +113,9 @@ class VerdictTest {
         assertMessage("give --duration 63.5s or more, or a close window of at most 23.2s for this duration, e.g. "
                 + "--ping-interval 9s --ping-timeout 6s", Scenario.builder().durationNanos(30 * S));
         assertMessage("--connections must be at least 1: 0", Scenario.builder().connections(0));
-        assertMessage("--max-missed-pings must be at least 1: 0", Scenario.builder().maxMissedPings(0));
-        assertMessage("--ping-interval must be at least 1ms", Scenario.builder().pingIntervalNanos(999_999));
+        assertMessage("--max-missed-pings: maxMissedPings must be in [1, 10000]: 0",
+                Scenario.builder().maxMissedPings(0));
+        assertMessage("--ping-interval: interval must be at least 1ms", Scenario.builder().pingIntervalNanos(999_999));
         assertMessage("--active-rate 0.02/s sends a line every 50s, not within --ping-interval 40s",
                 Scenario.builder().activePeriodNanos(50 * S));
     }
