@@ -60,23 +60,25 @@
  * <ul>
  * <li>{@code HeartbeatHandler}: the channel's one object and wheel entry: its fields, lifecycle, hot
  *     path and hand-off. It never asks which policy it runs.</li>
- * <li>{@code HandlerPolicy}, one stateless subclass per policy ({@code EventPolicy} and
- *     {@code ClosePolicy} on {@code IdlePolicy}'s judging, {@code PingPolicy}), held by the
- *     configuration: {@code judge} on the worker returns the action bits and re-arms the entry,
- *     {@code perform} on the event loop carries them out. Both reach the handler's state through
- *     its named accessors ({@code lastReadOpaque()}, {@code checkTime(slot)}, ...), which say the
- *     thread and the access mode once. Adding a policy is adding a subclass.</li>
+ * <li>{@code Rule}: everything that decides about a channel, behind one contract: {@code judge} on
+ *     the worker returns the rule's action bits and asks for its next look (the entry comes due at
+ *     the earliest look any rule asked for), {@code perform} on the event loop checks again and acts.
+ *     A configuration compiles once into its ordered rule list: {@code DrainRule},
+ *     {@code UnwritableRule}, {@code WriteStallRule}, {@code MaxAgeRule}, {@code OverloadRule} and
+ *     the main policy ({@code HandlerPolicy}: {@code EventPolicy} and {@code ClosePolicy} on
+ *     {@code IdlePolicy}'s judging, {@code PingPolicy}). Rules reach the handler's state through its
+ *     named accessors, which say the thread and the access mode once; their bits are laid out in
+ *     {@code ActionBits}; no rule names another ({@code ArchitectureTest}). Adding a policy is adding
+ *     a rule.</li>
+ * <li>{@code CloseSequence}: every close, whichever rule asks: the veto and its bounded holds, the
+ *     close event and its count, the goodbye (once per channel), the capped wait for its write.</li>
  * <li>Side objects, made only for the configurations that need them: {@code AllIdleCheck} (the
  *     third check time of an idle configuration with all three kinds; the handler's two policy slots
  *     hold the others, and the ping policy's own state), {@code OutputObserver} (observeOutput; it
  *     carries that third check time too) and {@code ProbeState} (pings whose answers a probe
- *     recognises, with the channel's round-trip estimate); {@code GuardState} (the lifecycle guards
- *     and the close veto) wraps whichever of those the policy has.</li>
- * <li>{@code Guards}: maximum age, write stall, unwritable time and the close veto's re-check,
- *     judged on the worker beside the policy (the earliest next look wins the re-arm) and checked
- *     again on the event loop; {@code Overload} (reduced idle timeouts) and the drain (slots in the
- *     judgement word, spread by a task on the worker's cycle) the same way. Their action bits sit
- *     above the policy's 16 in the hand-off word.</li>
+ *     recognises, with the channel's round-trip estimate); {@code GuardState} (the guard rules' and
+ *     the close veto's state) wraps whichever of those the policy has. {@code Guards} holds the
+ *     guards' settings.</li>
  * <li>{@code ActionBudget}: storm control on the worker's hand-offs, a token bucket with a FIFO of
  *     the waiting handlers, paced by one extra wheel entry.</li>
  * </ul>
