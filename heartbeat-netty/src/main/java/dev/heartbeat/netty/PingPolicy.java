@@ -361,8 +361,10 @@ final class PingPolicy extends HandlerPolicy {
             return;
         }
         if ((bits & RESEND_PING) != 0) {
-            if (answered(cfg, probe, busy, read, written)) {
-                return; // the previous ping was answered just now: the worker sees it and waits
+            if (notMissed(cfg, probe, busy, read, written, now)) {
+                // The previous ping was answered just now, or (MATCHED_EXTENDS) traffic moved its deadline:
+                // the worker sees it and waits; a re-ping now would be early.
+                return;
             }
         } else if ((bits & SEND_PING) != 0) {
             long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;

@@ -219,6 +219,28 @@ class ProbeHandlerTest {
     }
 
     /**
+     * The re-ping twin of the test above (the model's family 6, seed 315): the worker decides a re-ping
+     * for a missed ping, the event loop lags, and data read before it runs moves the answer deadline
+     * (MATCHED_EXTENDS): no ping goes out until the peer is silent for the interval, or the moved
+     * deadline passes. Before, the event loop re-checked only for the matched answer and pinged 1 ms
+     * after the read.
+     */
+    @Test
+    void matchedExtendsIsNotRepingedEarlyByAVerdictThatTrafficOvertook() {
+        EmbeddedChannel ch = channel(HeartbeatConfig.ping(new TokenLineProbe()).interval(INTERVAL).timeout(TIMEOUT)
+                .maxMissedPings(3).ackMode(AckMode.MATCHED_EXTENDS).build(), new Application());
+        advance(10_000 + 3);
+        assertTrue(((String) ch.readOutbound()).startsWith("PING "));
+        workerAloneFor(5_003); // it decides the re-ping, the event loop lags
+        ch.writeInbound("data"); // before the event loop runs the re-ping: the deadline is now 5 s from here
+        ch.runPendingTasks();
+        assertNull(ch.readOutbound(), "no ping 1 ms after the read that moved the deadline");
+        advance(TIMEOUT.toMillis() - 10);
+        assertNull(ch.readOutbound(), "none before the moved deadline either");
+        assertTrue(ch.isOpen());
+    }
+
+    /**
      * Each answered ping counts as acked when its answer is read, not at the worker's next look: a
      * channel closed right after the answer keeps the count (issue 26, item 19).
      */
