@@ -605,6 +605,9 @@ class InteractionModelTest {
                     c.pingsSinceRead++;
                     c.pending = false; // the ping's flush flushed what was waiting too
                     c.lastProgress = now();
+                    if (c.askedFor == CloseReason.WRITE_STALL) {
+                        c.recheckBy = NONE; // the held stall is over: its re-check finds progress and asks no one
+                    }
                 } else if (msg instanceof String s && s.startsWith(LineProbe.BYE)) {
                     c.byeFrames++;
                     checkAtMostOneCloseAndGoodbye(c);
