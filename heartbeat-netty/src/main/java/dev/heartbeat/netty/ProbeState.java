@@ -113,14 +113,17 @@ final class ProbeState extends RttEstimator {
         if (c >= 0) {
             int ever = answers & EVER_ANSWERED;
             long rtt = -1;
-            if (c == 0 && h.pingOnWire()) { // the latest ping, which has a write time: an RTT sample
+            if (c == 0) { // the latest ping written
                 long now = bound.ticker.nanoTime();
-                long written = h.pingWritten();
-                rtt = now - written;
-                addSample(rtt);
-                if (bound.config.tuner != null) { // before the answer is recorded: it looks at the previous one
-                    AdaptiveInterval.answered(h, bound.config, this, ctx.channel(), lastRead);
+                if (h.pingOnWire()) { // and no newer one decided since: its write time is the stamp, an RTT sample
+                    rtt = now - h.pingWritten();
+                    addSample(rtt);
+                    if (bound.config.tuner != null) { // before the answer is recorded: it looks at the previous one
+                        AdaptiveInterval.answered(h, bound.config, this, ctx.channel(), lastRead);
+                    }
                 }
+                // Recorded whether or not the worker has decided the next ping since (which takes the ping off
+                // the wire): a re-ping decided before this answer and not yet written must find it answered.
                 ANSWERED_AT.setOpaque(this, now); // before the flag: a reader that sees the flag sees the time
                 ever = EVER_ANSWERED;
             }

@@ -241,6 +241,37 @@ class ProbeHandlerTest {
     }
 
     /**
+     * A late answer that arrives after the worker decided a re-ping, but before the event loop writes it,
+     * stops the re-ping, in every matched mode (the model's family 6, seed 382): the worker's decision
+     * takes the ping off the wire, and the answer's time was recorded only for a ping on the wire, so the
+     * event loop found it unanswered and pinged a peer that had just answered.
+     */
+    @Test
+    void anAnswerReadBeforeTheEventLoopRunsTheRepingStopsIt() {
+        for (AckMode mode : List.of(AckMode.MATCHED_ONLY, AckMode.MATCHED_EXTENDS)) {
+            HeartbeatMonitor m = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+            try {
+                EmbeddedChannel ch = new EmbeddedChannel(m.newHandler(HeartbeatConfig.ping(new TokenLineProbe())
+                        .interval(INTERVAL).timeout(TIMEOUT).maxMissedPings(3).ackMode(mode).build()),
+                        new Application());
+                m.runOnce();
+                VirtualTime.advance(ticker, m, 10_000 + 3, List.of(ch));
+                String pong = answerTo(ch);
+                for (int ms = 0; ms < TIMEOUT.toMillis() + 3; ms++) { // the worker decides the re-ping alone
+                    ticker.advance(1, TimeUnit.MILLISECONDS);
+                    m.runOnce();
+                }
+                ch.writeInbound(pong); // late, before the event loop runs the re-ping
+                ch.runPendingTasks();
+                assertNull(ch.readOutbound(), mode + ": no re-ping to a peer that just answered");
+                ch.finishAndReleaseAll();
+            } finally {
+                m.close();
+            }
+        }
+    }
+
+    /**
      * Each answered ping counts as acked when its answer is read, not at the worker's next look: a
      * channel closed right after the answer keeps the count (issue 26, item 19).
      */
