@@ -263,6 +263,112 @@ class GrpcHeartbeatTest {
         assertEquals(2, transports.ready.get());
     }
 
+    @Test
+    void aCallStartedBetweenTheTwoGoAwaysOfMaxAgeSucceeds() throws Exception {
+        int port = start(pings().maxAge(Duration.ofMillis(500)).maxAgeGrace(Duration.ofSeconds(3)).build());
+        // A raw HTTP/2 client, which answers SETTINGS and PINGs as a client's Netty does, and starts a gRPC call
+        // (Sleep 300 ms, stream 1) as it reads the first GOAWAY, before it acks the PING after it: the call a client
+        // begins while the first GOAWAY travels. One GOAWAY (last stream 0) would refuse it.
+        try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            peer.setSoTimeout(10_000);
+            OutputStream out = peer.getOutputStream();
+            DataInputStream in = new DataInputStream(peer.getInputStream());
+            out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            frame(out, 4, 0, 0, new byte[0]); // SETTINGS
+            out.flush();
+            long start = System.nanoTime();
+            List<String> frames = new ArrayList<>();
+            List<Long> goAwayMs = new ArrayList<>();
+            String response = null;
+            try {
+                while (true) {
+                    int length = (in.readUnsignedShort() << 8) | in.readUnsignedByte();
+                    int type = in.readUnsignedByte();
+                    int flags = in.readUnsignedByte();
+                    int stream = in.readInt();
+                    byte[] payload = in.readNBytes(length);
+                    switch (type) {
+                        case 0 -> {
+                            frames.add("DATA " + stream);
+                            response = new String(payload, 5, payload.length - 5, StandardCharsets.UTF_8);
+                        }
+                        case 1 -> frames.add("HEADERS " + stream);
+                        case 3 -> frames.add("RST_STREAM " + stream);
+                        case 4 -> {
+                            if ((flags & 1) == 0) {
+                                frame(out, 4, 1, 0, new byte[0]); // SETTINGS ACK
+                            }
+                        }
+                        case 6 -> {
+                            if ((flags & 1) == 0) {
+                                frames.add("PING");
+                                frame(out, 6, 1, 0, payload); // PING ACK
+                            }
+                        }
+                        case 7 -> {
+                            int last = java.nio.ByteBuffer.wrap(payload).getInt() & Integer.MAX_VALUE;
+                            long code = java.nio.ByteBuffer.wrap(payload, 4, 4).getInt() & 0xFFFFFFFFL;
+                            frames.add("GOAWAY " + io.netty.handler.codec.http2.Http2Error.valueOf(code) + " "
+                                    + new String(payload, 8, payload.length - 8, StandardCharsets.US_ASCII)
+                                    + " last " + last);
+                            goAwayMs.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                            if (last == Integer.MAX_VALUE) {
+                                frames.add("(call on stream 1)");
+                                startCall(out, 1, "300");
+                            }
+                        }
+                        default -> { } // WINDOW_UPDATE
+                    }
+                    out.flush();
+                }
+            } catch (EOFException | java.net.SocketException closed) {
+                // the server closed
+            }
+            long closedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            int first = frames.indexOf("GOAWAY NO_ERROR MAX_AGE last 2147483647");
+            int second = frames.indexOf("GOAWAY NO_ERROR MAX_AGE last 1");
+            assertTrue(first >= 0 && second > first, "two GOAWAYs, the second naming stream 1: " + frames);
+            assertEquals("PING", frames.get(first + 2), "a PING after the first GOAWAY (and our call): " + frames);
+            assertEquals("300", response, "the call started between them was served: " + frames);
+            assertTrue(frames.indexOf("DATA 1") > second, "its answer came after the second GOAWAY: " + frames);
+            assertEquals(-1, frames.indexOf("RST_STREAM 1"), "not refused: " + frames);
+            assertTrue(goAwayMs.get(0) >= 450 && goAwayMs.get(0) < 1500, "first GOAWAY at max age: " + goAwayMs);
+            assertTrue(closedMs - goAwayMs.get(0) >= 300 && closedMs < 3000,
+                    "closed when the call ended, in the grace: " + closedMs + " ms, GOAWAYs at " + goAwayMs);
+            System.out.println("two-phase max age: frames " + frames + ", GOAWAYs at " + goAwayMs + " ms, closed at "
+                    + closedMs + " ms");
+        }
+    }
+
+    /** Writes one HTTP/2 frame. */
+    private static void frame(OutputStream out, int type, int flags, int stream, byte[] payload) throws IOException {
+        out.write(new byte[] {(byte) (payload.length >>> 16), (byte) (payload.length >>> 8), (byte) payload.length,
+                (byte) type, (byte) flags, (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8),
+                (byte) stream});
+        out.write(payload);
+    }
+
+    /** A unary call of {@code Sleep} on {@code stream}: HEADERS (HPACK literals, no indexing), then one DATA. */
+    private static void startCall(OutputStream out, int stream, String request) throws IOException {
+        java.io.ByteArrayOutputStream headers = new java.io.ByteArrayOutputStream();
+        String[][] fields = {{":method", "POST"}, {":scheme", "http"}, {":path", "/heartbeat.Test/Sleep"},
+            {":authority", "localhost"}, {"content-type", "application/grpc"}, {"te", "trailers"}};
+        for (String[] field : fields) {
+            headers.write(0); // literal without indexing, new name
+            for (String part : field) {
+                byte[] bytes = part.getBytes(StandardCharsets.US_ASCII);
+                headers.write(bytes.length); // < 127: one byte, not Huffman-coded
+                headers.write(bytes);
+            }
+        }
+        frame(out, 1, 0x4, stream, headers.toByteArray()); // END_HEADERS
+        byte[] message = request.getBytes(StandardCharsets.UTF_8);
+        byte[] data = new byte[5 + message.length]; // not compressed, then the length
+        data[4] = (byte) message.length;
+        System.arraycopy(message, 0, data, 5, message.length);
+        frame(out, 0, 0x1, stream, data); // END_STREAM
+    }
+
     /** Reads HTTP/2 frames (9-byte headers) until the server closes: each as its type, GOAWAYs with code and data. */
     private static List<String> readFramesUntilClosed(DataInputStream in) throws IOException {
         List<String> frames = new ArrayList<>();
