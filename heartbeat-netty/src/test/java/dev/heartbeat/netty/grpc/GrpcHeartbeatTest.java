@@ -171,12 +171,18 @@ class GrpcHeartbeatTest {
     }
 
     private int start(HeartbeatConfig config) throws IOException {
+        return start(config, b -> { });
+    }
+
+    private int start(HeartbeatConfig config, java.util.function.Consumer<NettyServerBuilder> options)
+            throws IOException {
         int port = 0; // any free one
         monitor = HeartbeatMonitor.builder().build().startWorker();
         // tag::grpc-server[]
         NettyServerBuilder builder = NettyServerBuilder.forPort(port)
                 .protocolNegotiator(new HeartbeatNegotiator(monitor, config)); // @Internal in grpc-netty
         // end::grpc-server[]
+        options.accept(builder);
         Server server = builder.addService(service()).addTransportFilter(transports).build().start();
         this.server = server;
         return server.getPort();
@@ -337,6 +343,58 @@ class GrpcHeartbeatTest {
                     "closed when the call ended, in the grace: " + closedMs + " ms, GOAWAYs at " + goAwayMs);
             System.out.println("two-phase max age: frames " + frames + ", GOAWAYs at " + goAwayMs + " ms, closed at "
                     + closedMs + " ms");
+        }
+    }
+
+    @Test
+    void aGrpcClientPingingTooOftenGetsTooManyPingsFromGrpcsEnforcerAndDoublesItsKeepAlive() throws Exception {
+        // Heartbeat's handler and probe in place, pinging once a minute (a grpc-java client pings only after
+        // keepAliveTime without reading anything, so a server that pings it more often than that never sees its
+        // pings); the client's pings are policed by gRPC's own KeepAliveEnforcer, which reads them in
+        // NettyServerHandler's frame listener, where Heartbeat's PingPolicing cannot see them
+        // (docs/integrations/grpc.md). The client pings every 10 s (grpc-java's least), the server permits one a
+        // minute and forgives two strikes: GOAWAY too_many_pings at the client's second keep-alive ping, 20 s (the
+        // enforcer counted a third too-early ping we did not identify, perhaps a flow-control ping of the first call).
+        List<java.util.logging.LogRecord> backoffs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch backedOff = new CountDownLatch(1);
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("io.grpc.internal.AtomicBackoff");
+        java.util.logging.Handler sink = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                backoffs.add(record);
+                backedOff.countDown();
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(sink);
+        try {
+            int port = start(pings().interval(Duration.ofMinutes(1)).build(),
+                    b -> b.permitKeepAliveTime(1, TimeUnit.MINUTES).permitKeepAliveWithoutCalls(true));
+            client = NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
+                    .usePlaintext().keepAliveTime(10, TimeUnit.SECONDS).keepAliveWithoutCalls(true).build();
+            assertEquals("0", call(port, "0"));
+
+            assertTrue(transports.firstTerminated.await(45, TimeUnit.SECONDS), "closed for too many pings");
+            long closedAt = transports.terminated.get(0);
+            assertTrue(closedAt >= 19_000 && closedAt < 35_000,
+                    "at the client's second keep-alive ping: " + closedAt + " ms");
+            assertTrue(backedOff.await(5, TimeUnit.SECONDS), "the client backed off");
+            assertEquals(1, backoffs.size(), "once: " + backoffs);
+            assertEquals(20_000_000_000L, backoffs.get(0).getParameters()[1],
+                    "its keep-alive time doubled, 10 s to 20 s: " + backoffs.get(0).getParameters()[0]);
+            assertEquals(0, monitor.stats().closedPingTimeout());
+            assertEquals("0", call(port, "0"), "the client reconnects");
+            System.out.println("too_many_pings: closed at " + closedAt + " ms, client backoff "
+                    + java.util.Arrays.toString(backoffs.get(0).getParameters()));
+        } finally {
+            log.removeHandler(sink);
         }
     }
 
