@@ -264,6 +264,7 @@ class GrpcHeartbeatTest {
         assertTrue(transports.firstTerminated.await(5, TimeUnit.SECONDS), "the old connection closed");
         long closedAt = transports.terminated.get(0);
         assertTrue(closedAt >= 1200 && closedAt < 3500, "closed when its call ended, in the grace: " + closedAt);
+        System.out.println("max age with a grpc-java client: closed at " + closedAt + " ms");
 
         assertEquals("0", call(port, "0"), "the client reconnects for the next call");
         assertEquals(2, transports.ready.get());
@@ -391,6 +392,7 @@ class GrpcHeartbeatTest {
                     "its keep-alive time doubled, 10 s to 20 s: " + backoffs.get(0).getParameters()[0]);
             assertEquals(0, monitor.stats().closedPingTimeout());
             assertEquals("0", call(port, "0"), "the client reconnects");
+            assertEquals(2, transports.ready.get());
             System.out.println("too_many_pings: closed at " + closedAt + " ms, client backoff "
                     + java.util.Arrays.toString(backoffs.get(0).getParameters()));
         } finally {
