@@ -40,6 +40,8 @@ class Http2HandlerProbeTest {
         final List<Long> pingAcks = new ArrayList<>();
         final List<String> goAways = new ArrayList<>();
         int headers;
+        /** Run as each GOAWAY is read, before the frames after it in the same read. */
+        Runnable onGoAway = () -> { };
 
         @Override
         public void onPingAckRead(ChannelHandlerContext ctx, long data) {
@@ -50,6 +52,7 @@ class Http2HandlerProbeTest {
         public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
             goAways.add(Http2Error.valueOf(errorCode) + " " + debugData.toString(StandardCharsets.US_ASCII)
                     + " last " + lastStreamId);
+            onGoAway.run();
         }
 
         @Override
@@ -181,33 +184,81 @@ class Http2HandlerProbeTest {
         assertTrue(serverHandler.connection().goAwaySent(), "the handler knows it said it");
     }
 
-    @Test
-    void maxAgeSaysGoAwayWithTheLastStreamAndTheCloseWaitsForItsStream() {
-        start(pings().maxAge(Duration.ofSeconds(30)).maxAgeGrace(Duration.ofSeconds(5)).build());
-        // The client opens stream 3 and leaves it open.
-        clientHandler.encoder().writeHeaders(client.pipeline().firstContext(), 3, new DefaultHttp2Headers()
+    /** The client opens stream {@code id} (a GET, its end not sent). */
+    private void clientOpens(int id) {
+        clientHandler.encoder().writeHeaders(client.pipeline().firstContext(), id, new DefaultHttp2Headers()
                 .method("GET").path("/").scheme("http"), 0, false, client.newPromise());
         client.flush();
-        exchange();
-        assertEquals(1, serverFrames.headers);
+    }
 
-        run(31);
-        assertEquals(List.of("NO_ERROR MAX_AGE last 3"), clientFrames.goAways, "GOAWAY at max age, stream 3 kept");
-        assertTrue(server.isOpen(), "in its grace");
-
-        run(5); // the grace ends: Heartbeat's close goes into the handler's graceful shutdown, waiting for stream 3
-        assertTrue(server.isOpen(), "stream 3 is still open");
-        assertEquals(1, clientFrames.goAways.size(), "no second GOAWAY");
-
-        serverHandler.encoder().writeHeaders(server.pipeline().context("h2"), 3,
+    /** Both ends of stream {@code id}: the server's response and the client's last DATA. */
+    private void endStream(int id) {
+        serverHandler.encoder().writeHeaders(server.pipeline().context("h2"), id,
                 new DefaultHttp2Headers().status("200"), 0, true, server.newPromise());
-        clientHandler.encoder().writeData(client.pipeline().firstContext(), 3, client.alloc().buffer(0), 0, true,
+        clientHandler.encoder().writeData(client.pipeline().firstContext(), id, client.alloc().buffer(0), 0, true,
                 client.newPromise());
         client.flush();
         server.flush();
         exchange();
         server.runPendingTasks();
+    }
+
+    @Test
+    void maxAgeSaysGrpcsTwoGoAwaysWithAPingBetweenAndTheCloseWaitsForTheStream() {
+        start(pings().maxAge(Duration.ofSeconds(30)).maxAgeGrace(Duration.ofSeconds(5)).build());
+        clientOpens(3); // and leaves it open
+        exchange();
+        assertEquals(1, serverFrames.headers);
+
+        run(31);
+        assertEquals(List.of("NO_ERROR MAX_AGE last 2147483647", "NO_ERROR MAX_AGE last 3"), clientFrames.goAways,
+                "GOAWAY with the largest stream id, then, once the ping between is acked, the real last stream");
+        assertEquals(List.of(), serverFrames.pingAcks, "the goodbye ping's ack went to Heartbeat, not the handler");
+        assertEquals(List.of(), app.reads, "nor to the application");
+        assertEquals(List.of(), app.caught);
+        assertEquals(List.of("h2", "heartbeat", "app"), List.copyOf(server.pipeline().toMap().keySet()),
+                "the probe's writer of the first half has left the pipeline");
+        assertTrue(server.isOpen(), "in its grace");
+
+        run(5); // the grace ends: Heartbeat's close goes into the handler's graceful shutdown, waiting for stream 3
+        assertTrue(server.isOpen(), "stream 3 is still open");
+        assertEquals(2, clientFrames.goAways.size(), "no third GOAWAY");
+
+        endStream(3);
         assertFalse(server.isOpen(), "closed as its last stream ended");
+    }
+
+    @Test
+    void aStreamOpenedBetweenTheTwoGoAwaysIsKept() {
+        start(pings().maxAge(Duration.ofSeconds(30)).maxAgeGrace(Duration.ofSeconds(5)).build());
+        // The client opens stream 5 as it reads the first GOAWAY, before the PING after it is acked: a stream
+        // opened while the first GOAWAY travelled. A single GOAWAY (last stream 0) would have refused it.
+        clientFrames.onGoAway = () -> {
+            if (clientFrames.goAways.size() == 1) {
+                clientOpens(5);
+            }
+        };
+
+        run(31);
+        assertEquals(List.of("NO_ERROR MAX_AGE last 2147483647", "NO_ERROR MAX_AGE last 5"), clientFrames.goAways);
+        assertEquals(1, serverFrames.headers, "the server's handler took stream 5");
+        assertTrue(server.isOpen(), "stream 5 is open, in the grace");
+
+        endStream(5);
+        assertFalse(server.isOpen(), "closed as stream 5 ended, before the grace's end");
+        assertEquals(List.of(), app.caught);
+    }
+
+    @Test
+    void withoutTheAckTheFinalGoAwayComesAfterTheWait() {
+        start(pings().maxAge(Duration.ofSeconds(25)).maxAgeGrace(Duration.ofSeconds(5)).build());
+        clientFrames.onGoAway = () -> clientAlive = false; // the ack of the goodbye's ping never arrives
+
+        run(27); // the first GOAWAY at 25 s; the wait is half the grace, 2.5 s
+        assertEquals(List.of("NO_ERROR MAX_AGE last 2147483647"), clientFrames.goAways);
+        run(1);
+        assertEquals(List.of("NO_ERROR MAX_AGE last 2147483647", "NO_ERROR MAX_AGE last 0"), clientFrames.goAways,
+                "the final half without the ack, at 27.5 s");
     }
 
     @Test

@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
@@ -40,12 +42,25 @@ final class Http2HandlerProbe extends Probe {
      * stream id is the real one); the close that follows it, Heartbeat's ctx.close(), passes through the handler's
      * close(), which is its graceful shutdown: Netty's waits for the open streams up to its
      * gracefulShutdownTimeoutMillis, gRPC's sends its own GOAWAY-ping-GOAWAY first.
+     *
+     * Max age in two phases, as gRPC's server and Probes.http2() say it. Heartbeat writes the first half and its ping
+     * as messages from its own context (ctx.write(warning), ctx.writeAndFlush(newPing(GOODBYE_TOKEN))), which the
+     * connection handler would refuse (gRPC's throws an AssertionError for anything but its commands). So
+     * newGoodbyeWarning puts a WarningWriter between the connection handler and Heartbeat's handler: it turns the
+     * Warning into the handler's goAway(2^31 - 1, NO_ERROR) and the Long that follows it (the goodbye's ping, the only
+     * ping Heartbeat writes from its context; the others go through writePing) into encoder().writePing, tells the
+     * AckListener to wait for that token, and removes itself. The ACK of that ping is fired as an Ack to Heartbeat's
+     * handler, whose max-age rule sends the final half (newGoodbye: the real last stream id).
      */
 
     static final Http2HandlerProbe INSTANCE = new Http2HandlerProbe();
 
     /** The answer the {@link AckListener} fires towards the Heartbeat handler: a PING ACK of one of our pings. */
     record Ack(long token) {
+    }
+
+    /** The first half of the two-phase goodbye, for the {@link WarningWriter} to say through the handler. */
+    record Warning(CloseReason reason) {
     }
 
     private Http2HandlerProbe() {
@@ -143,6 +158,31 @@ final class Http2HandlerProbe extends Probe {
     }
 
     @Override
+    public boolean hasTwoPhaseGoodbye() {
+        return true;
+    }
+
+    /**
+     * The first half of the goodbye at maximum age, as gRPC-java's server says it: GOAWAY {@code NO_ERROR} with
+     * the largest stream id (2^31 - 1) and the reason's name, so that the streams the peer opens before it has
+     * read it still count; then (Heartbeat's goodbye ping) a PING, whose ACK proves the peer has read it, and the
+     * final half ({@link #newGoodbye}) names the real last stream. Both go through the connection handler's
+     * {@code goAway} and encoder, by a {@link WarningWriter} put before Heartbeat's handler for them. Null (the
+     * goodbye in one half) without a connection handler or on a closed channel.
+     */
+    @Override
+    public Object newGoodbyeWarning(ChannelHandlerContext ctx, CloseReason reason) {
+        ChannelHandlerContext h2 = ctx.pipeline().context(Http2ConnectionHandler.class);
+        if (h2 == null || !ctx.channel().isActive()) {
+            return null;
+        }
+        if (ctx.pipeline().get(WarningWriter.class) == null) {
+            ctx.pipeline().addAfter(h2.name(), null, new WarningWriter(h2));
+        }
+        return new Warning(reason);
+    }
+
+    @Override
     protected String placementAdvice() {
         return "put the Heartbeat handler after the Http2ConnectionHandler, from whose context the PING ACKs come";
     }
@@ -171,6 +211,9 @@ final class Http2HandlerProbe extends Probe {
     static final class AckListener extends Http2FrameListenerDecorator {
         private long latest;
         private int waiting;
+        /** The token of the goodbye's ping, while its ACK is awaited. */
+        private long goodbye;
+        private boolean goodbyeWaiting;
 
         private AckListener(Http2FrameListener listener) {
             super(listener);
@@ -193,14 +236,54 @@ final class Http2HandlerProbe extends Probe {
             latest = token;
         }
 
+        void wroteGoodbye(long token) {
+            goodbye = token;
+            goodbyeWaiting = true;
+        }
+
         @Override
         public void onPingAckRead(ChannelHandlerContext ctx, long data) throws Http2Exception {
+            if (goodbyeWaiting && data == goodbye) {
+                goodbyeWaiting = false;
+                ctx.fireChannelRead(new Ack(data)); // to Heartbeat's max-age rule: the final half
+                return;
+            }
             long age = latest - data;
             if (age >= 0 && age < waiting) {
                 waiting = (int) age; // the pings older than this one are settled too
                 ctx.fireChannelRead(new Ack(data));
             } else {
                 super.onPingAckRead(ctx, data);
+            }
+        }
+    }
+
+    /**
+     * Writes the first half of the two-phase goodbye and its ping through the connection handler, which would
+     * refuse them as messages: between the connection handler and Heartbeat's handler from
+     * {@link #newGoodbyeWarning} until the ping has passed. Everything else passes on.
+     */
+    static final class WarningWriter extends ChannelOutboundHandlerAdapter {
+        private final ChannelHandlerContext h2;
+        private boolean warned;
+
+        WarningWriter(ChannelHandlerContext h2) {
+            this.h2 = h2;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            Http2ConnectionHandler handler = (Http2ConnectionHandler) h2.handler();
+            if (msg instanceof Warning warning) {
+                warned = true;
+                handler.goAway(h2, Integer.MAX_VALUE, Http2Error.NO_ERROR.code(),
+                        ByteBufUtil.writeAscii(h2.alloc(), warning.reason().name()), promise);
+            } else if (warned && msg instanceof Long token) {
+                ctx.pipeline().remove(this);
+                AckListener.of(h2).wroteGoodbye(token);
+                handler.encoder().writePing(h2, false, token, promise);
+            } else {
+                ctx.write(msg, promise);
             }
         }
     }

@@ -86,8 +86,9 @@ public final class Probes {
      * handler's decoder's frame listener, which from then on keeps the PING ACKs of our waiting pings from the
      * handler's listener and fires them to the Heartbeat handler (acks of the handler's own pings go to the
      * handler as before). The goodbye is the handler's own GOAWAY, with the error code and debug data of
-     * {@link #http2()}'s, and the close after it goes through the handler's graceful shutdown
-     * (see {@code docs/integrations/grpc.md}). The Heartbeat handler goes after the connection handler. It
+     * {@link #http2()}'s (at maximum age with a grace, in gRPC's two phases, as {@link #http2()}'s), and the
+     * close after it goes through the handler's graceful shutdown (see {@code docs/integrations/grpc.md}). The
+     * Heartbeat handler goes after the connection handler. It
      * sees as reads only the acks of its pings (and whatever the handler passes on), so use it with the ping
      * policy, not an idle policy.
      *
