@@ -47,7 +47,7 @@ final class ClosePolicy extends IdlePolicy {
         CloseReason reason = kind == CheckOrder.READER ? CloseReason.READER_IDLE
                 : kind == CheckOrder.WRITER ? CloseReason.WRITER_IDLE : CloseReason.ALL_IDLE;
         int serial = h.serial();
-        if (!CloseSequence.announce(h, ctx, reason, now - lastActivity(h, kind), true)) {
+        if (!CloseSequence.announce(h, ctx, reason, now - CheckOrder.lastActivity(h, kind), true)) {
             return;
         }
         if (withException) {

@@ -131,7 +131,7 @@ abstract class IdlePolicy extends HandlerPolicy {
             return; // a stale configuration (see third): its judge looks no further either
         }
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
-            long timeout = timeout(cfg, kind);
+            long timeout = CheckOrder.timeout(cfg, kind);
             if (timeout > 0) { // a disabled kind has no slot: the all-idle check may have taken it
                 due(h, cfg, third, kind, start + timeout);
             }
@@ -166,7 +166,7 @@ abstract class IdlePolicy extends HandlerPolicy {
             long at = 0;
             for (int i = 0; i < 3; i++) {
                 int k = CheckOrder.kindAt(scheduled, i);
-                long timeout = timeout(cfg, k);
+                long timeout = CheckOrder.timeout(cfg, k);
                 long due = timeout > 0 ? due(h, cfg, third, k) : 0;
                 if (timeout > 0 && now - due >= 0) {
                     long t = checkTime(due, timeout, now);
@@ -199,7 +199,7 @@ abstract class IdlePolicy extends HandlerPolicy {
         long next = 0;
         boolean any = false;
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
-            if (timeout(cfg, kind) > 0) {
+            if (CheckOrder.timeout(cfg, kind) > 0) {
                 long due = due(h, cfg, third, kind);
                 next = any ? earliest(next, due) : due;
                 any = true;
@@ -217,7 +217,7 @@ abstract class IdlePolicy extends HandlerPolicy {
      */
     private static int runCheck(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind, long at,
             long read, long write, boolean reading) {
-        long timeout = timeout(cfg, kind);
+        long timeout = CheckOrder.timeout(cfg, kind);
         long last = kind == CheckOrder.READER ? read : kind == CheckOrder.WRITER ? write : latest(read, write);
         boolean busy = reading && kind != CheckOrder.WRITER; // a read in progress is no write
         int wasIdle = wasIdleFlag(kind);
@@ -235,11 +235,6 @@ abstract class IdlePolicy extends HandlerPolicy {
     /** When a check due at {@code due} is taken: then, or now if it is a whole period late (a stall). */
     private static long checkTime(long due, long timeout, long now) {
         return now - due >= timeout ? now : due;
-    }
-
-    /** The timeout of the check of {@code kind}, 0 if disabled. */
-    static long timeout(HeartbeatConfig cfg, int kind) {
-        return CheckOrder.timeout(cfg, kind);
     }
 
     private static int wasIdleFlag(int kind) {
@@ -277,15 +272,11 @@ abstract class IdlePolicy extends HandlerPolicy {
                         && !outputChanged(h, cfg, first(kind, bits));
             default:
                 return cfg.allIdleNanos > 0 && !h.readingOpaque()
-                        && now - lastActivity(h, kind) >= cfg.allIdleNanos
+                        && now - CheckOrder.lastActivity(h, kind) >= cfg.allIdleNanos
                         && !outputChanged(h, cfg, first(kind, bits));
         }
     }
 
-    /** Event loop: the latest activity that counts for {@code kind}. */
-    static long lastActivity(HeartbeatHandler h, int kind) {
-        return CheckOrder.lastActivity(h, kind);
-    }
 
     private static boolean outputChanged(HeartbeatHandler h, HeartbeatConfig cfg, boolean first) {
         OutputObserver output = cfg.observeOutput ? h.output() : null;

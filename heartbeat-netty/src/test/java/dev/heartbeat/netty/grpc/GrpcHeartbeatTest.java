@@ -226,7 +226,10 @@ class GrpcHeartbeatTest {
     void keepAlivePingsAreAckedByTheGrpcClientAndTheConnectionStays() throws Exception {
         int port = start(pings().build());
         assertEquals("0", call(port, "0"));
-        Thread.sleep(1500); // real I/O: about 7 pings at 200 ms
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (monitor.stats().pingsSent() < 7 && System.nanoTime() - until < 0) {
+            Thread.sleep(10); // real I/O: 7 pings at 200 ms, each acked or not by the client
+        }
         assertEquals("0", call(port, "0"));
 
         assertTrue(monitor.stats().pingsSent() >= 4, "pinged: " + monitor.stats().pingsSent());

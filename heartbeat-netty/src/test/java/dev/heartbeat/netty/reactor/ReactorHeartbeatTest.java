@@ -6,7 +6,6 @@ package dev.heartbeat.netty.reactor;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -390,6 +389,5 @@ class ReactorHeartbeatTest {
             }
             Thread.sleep(10);
         }
-        assertNotNull(what);
     }
 }
