@@ -57,6 +57,11 @@ public final class TimingWheel<E extends TimerEntry> {
      * neighbours are the same node leaves that node alone in its list, and that node is the head, so
      * the slot's occupancy bit is cleared from the head's own location without a per-entry field.
      *
+     * Reaching a slot only moves its list to a cascading list (O(1)); advance then places its entries
+     * one by one, all of them or, with a place limit, as many as the caller allows per call, so that
+     * a caller who must keep each call short (a cycle on a Netty event loop) spreads the cascade of a
+     * large higher-level slot over several calls instead of relinking it all at once.
+     *
      * Entries whose deadline has already passed when they are scheduled or reached wait in the due
      * list; advance hands out at most `limit` of them per call and leaves the rest for the next
      * call. Entries that a handler schedules into the past during an advance also wait for the next
@@ -99,6 +104,8 @@ public final class TimingWheel<E extends TimerEntry> {
     private final Head due = new Head(DUE);
     /** During {@link #expire}: the due entries the call started with and has not handed out yet. */
     private final Head expiring = new Head(DUE);
+    /** Entries of reached slots not placed again yet (see {@link #advance(long, int, int, ExpiryHandler)}). */
+    private final Head cascading = new Head(DUE);
 
     /** The time of the latest advance (or the start time). */
     private long time;
@@ -238,8 +245,23 @@ public final class TimingWheel<E extends TimerEntry> {
      * @throws IllegalArgumentException if {@code limit < 1}
      */
     public int advance(long now, int limit, ExpiryHandler<? super E> handler) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be positive: " + limit);
+        return advance(now, limit, Integer.MAX_VALUE, handler);
+    }
+
+    /**
+     * As {@link #advance(long, int, ExpiryHandler)}, but places again at most {@code placeLimit}
+     * entries of the slots the clock has reached (cascading) before it expires: the rest wait, counted
+     * by {@link #hasDue()} as work to do now, and are placed by the next calls (a clock that moved on
+     * meanwhile places them against the new time, as if they had been reached then). So one call's
+     * work is bounded even when a higher-level slot of many entries is reached; until its entries are
+     * placed, those of them that are due are not handed out, so they are late by the calls it takes.
+     *
+     * @return the number of entries handed out
+     * @throws IllegalArgumentException if {@code limit < 1} or {@code placeLimit < 1}
+     */
+    public int advance(long now, int limit, int placeLimit, ExpiryHandler<? super E> handler) {
+        if (limit < 1 || placeLimit < 1) {
+            throw new IllegalArgumentException("limit and placeLimit must be positive: " + limit + ", " + placeLimit);
         }
         Objects.requireNonNull(handler, "handler");
         if (now - time > 0) {
@@ -250,12 +272,16 @@ public final class TimingWheel<E extends TimerEntry> {
                 sweep(previousTick, currentTick);
             }
         }
+        placeCascading(placeLimit);
         return expire(now, limit, handler);
     }
 
-    /** Whether some entry is due now, so that {@link #advance} at the current time hands it out. */
+    /**
+     * Whether some entry is due now, so that {@link #advance} at the current time hands it out, or
+     * entries of reached slots wait to be placed again (so that it has work to do now).
+     */
     public boolean hasDue() {
-        return due.next != due || expiring.next != expiring;
+        return due.next != due || expiring.next != expiring || cascading.next != cascading;
     }
 
     /**
@@ -303,6 +329,7 @@ public final class TimingWheel<E extends TimerEntry> {
         }
         visitList(due, action);
         visitList(expiring, action);
+        visitList(cascading, action);
     }
 
     @SuppressWarnings("unchecked")
@@ -319,6 +346,7 @@ public final class TimingWheel<E extends TimerEntry> {
         }
         clearList(due);
         clearList(expiring);
+        clearList(cascading);
         java.util.Arrays.fill(occupied, 0);
         size = 0;
     }
@@ -356,21 +384,29 @@ public final class TimingWheel<E extends TimerEntry> {
         }
     }
 
-    /** Detaches the list of a slot the clock has reached and expires or re-places each entry. */
+    /** Moves the list of a slot the clock has reached to the end of {@link #cascading}: O(1). */
     private void reach(int location) {
         Head sentinel = slots[location];
-        TimerEntry e = sentinel.next;
+        occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
+        TimerEntry first = sentinel.next;
         TimerEntry last = sentinel.prev;
         sentinel.next = sentinel;
         sentinel.prev = sentinel;
-        occupied[location >>> SLOT_BITS] &= ~(1L << (location & SLOT_MASK));
-        while (true) {
+        TimerEntry tail = cascading.prev;
+        tail.next = first;
+        first.prev = tail;
+        last.next = cascading;
+        cascading.prev = last;
+    }
+
+    /** Places at most {@code limit} entries of {@link #cascading} again (or in the due list), oldest first. */
+    private void placeCascading(int limit) {
+        for (int n = 0; n < limit && cascading.next != cascading; n++) {
+            TimerEntry e = cascading.next;
             TimerEntry next = e.next;
+            cascading.next = next;
+            next.prev = cascading;
             place(e);
-            if (e == last) {
-                return;
-            }
-            e = next;
         }
     }
 
@@ -513,7 +549,7 @@ public final class TimingWheel<E extends TimerEntry> {
             }
             seen += count;
         }
-        int dueSeen = checkList(due) + checkList(expiring);
+        int dueSeen = checkList(due) + checkList(expiring) + checkList(cascading);
         if (seen + dueSeen != size) {
             throw new AssertionError("wheel holds " + (seen + dueSeen) + " entries, size says " + size);
         }
