@@ -260,8 +260,11 @@ public final class TimingWheel<E extends TimerEntry> {
      * @throws IllegalArgumentException if {@code limit < 1} or {@code placeLimit < 1}
      */
     public int advance(long now, int limit, int placeLimit, ExpiryHandler<? super E> handler) {
-        if (limit < 1 || placeLimit < 1) {
-            throw new IllegalArgumentException("limit and placeLimit must be positive: " + limit + ", " + placeLimit);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive: " + limit);
+        }
+        if (placeLimit < 1) {
+            throw new IllegalArgumentException("placeLimit must be positive: " + placeLimit);
         }
         Objects.requireNonNull(handler, "handler");
         if (now - time > 0) {

@@ -97,6 +97,7 @@ class TimingWheelCascadeTest {
         wheel.clear();
         assertTrue(wheel.isEmpty());
         assertFalse(wheel.hasDue());
-        assertThrows(IllegalArgumentException.class, () -> wheel.advance(0, 1, 0, (e, t) -> { }));
+        assertEquals("placeLimit must be positive: 0", assertThrows(IllegalArgumentException.class,
+                () -> wheel.advance(0, 1, 0, (e, t) -> { })).getMessage());
     }
 }
