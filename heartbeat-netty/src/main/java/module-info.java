@@ -10,7 +10,8 @@
  *
  * <p>{@code dev.heartbeat.core} and Netty's buffer, codec, common, handler and transport modules are required
  * transitively: a module that requires this one reads them. The HTTP, HTTP/2 and MQTT codecs,
- * Micrometer and Reactor Netty are optional dependencies ({@code requires static}): an application that uses the
+ * Micrometer, Reactor Netty and {@code jdk.jfr} (the flight recorder events of hosted cycles and hand-off
+ * batches) are optional dependencies ({@code requires static}): an application that uses the
  * probe, binding or integration that needs one has it on its module path already, and adds it to the graph
  * with its own {@code requires} (or {@code --add-modules}). Micrometer, Reactor Netty and, before 4.2, Netty
  * have no module descriptor of their own: they are named by their {@code Automatic-Module-Name}s.
@@ -31,6 +32,7 @@ module dev.heartbeat.netty {
     requires static io.netty.codec.http;
     requires static io.netty.codec.http2;
     requires static io.netty.codec.mqtt;
+    requires static jdk.jfr;
     requires static micrometer.core;
     requires static reactor.netty.core;
     requires static reactor.netty.http;

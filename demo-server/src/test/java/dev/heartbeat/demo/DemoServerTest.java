@@ -155,7 +155,7 @@ class DemoServerTest {
                 "demo_lines_echoed_total", "demo_idle_events_total", "demo_pings_sent_total",
                 "demo_connections_closed_total",
                 "heartbeat_connections_tracked", "heartbeat_wheel_entries", "heartbeat_worker_queue_depth",
-                "heartbeat_worker_lateness_seconds_max", "heartbeat_worker_cpu_seconds_total",
+                "heartbeat_worker_lateness_max_seconds", "heartbeat_worker_cpu_seconds_total",
                 "heartbeat_worker_expirations_total", "heartbeat_worker_rearms_total", "heartbeat_worker_wakeups_total",
                 "heartbeat_worker_cycles_total", "heartbeat_stall_rechecks_total", "heartbeat_connections_closed_total",
                 "jvm_memory_used_bytes", "jvm_memory_committed_bytes", "jvm_memory_used_after_gc_bytes",

@@ -26,6 +26,10 @@ import io.netty.util.concurrent.ScheduledFuture;
  * meant a cancel (a removal from the loop's scheduled-task queue) and a new task for every cycle run
  * early by a request; measured at about an eighth of a hosted cycle's CPU (async-profiler, 100k tcp).
  *
+ * <p>A cycle's run is bounded ({@link TimerWorker#runHosted()}); one that leaves work plans the next at
+ * once, which is a plain task queued behind the loop's own, so I/O and other tasks run in between.
+ * Each run is a {@code dev.heartbeat.HostedCycle} JFR event when a recording enables it ({@link FlightEvents}).
+ *
  * <p>Threads: {@link #plan} and {@link #run} on the event loop only; {@link #wake} on any thread.
  * Allocation: one Netty {@code ScheduledFutureTask} per planned cycle (at most one per wheel slot
  * with work, so at most about 60 a second with the default coalescing); waking and running allocate
@@ -48,6 +52,8 @@ final class EventLoopHost implements CycleHost, Runnable {
     private ScheduledFuture<?> planned;
     /** Event loop only: when {@link #planned} is due, by {@link #clock}. */
     private long plannedAt;
+    /** Event loop only: the running cycle planned the next at once (it left work: its run was bounded). */
+    private boolean continued;
 
     EventLoopHost(EventExecutor executor, TimerWorker<?> worker) {
         this(executor, worker, System::nanoTime);
@@ -62,18 +68,27 @@ final class EventLoopHost implements CycleHost, Runnable {
 
     @Override
     public void run() {
-        worker.runHosted();
+        runCycle();
     }
 
     private void runPlanned() {
         planned = null;
-        worker.runHosted();
+        runCycle();
+    }
+
+    /** Runs one hosted cycle, recorded as a {@code dev.heartbeat.HostedCycle} event if JFR records those. */
+    private void runCycle() {
+        Object event = FlightEvents.beginHostedCycle();
+        continued = false;
+        int work = worker.runHosted();
+        FlightEvents.endHostedCycle(event, work, continued);
     }
 
     @Override
     public void plan(long delayNanos) {
         try {
             if (delayNanos == 0) {
+                continued = true;
                 // Run now. A pending planned cycle stays: the cycle about to run most likely plans
                 // for the same moment again (see the class comment).
                 executor.execute(this);

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
 import dev.heartbeat.netty.micrometer.HeartbeatMetrics;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -103,7 +105,7 @@ class HeartbeatMetricsTest {
     }
 
     @Test
-    void recordsTheWorkersLatenessOncePerCycleWithWork() {
+    void countsTheWorkersLatenessOncePerCycleWithWork() {
         ManualTicker ticker = new ManualTicker(0);
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
                 .maxCoalescing(Duration.ZERO).build();
@@ -113,13 +115,16 @@ class HeartbeatMetricsTest {
         EmbeddedChannel a = new EmbeddedChannel(monitor.newHandler(config));
         EmbeddedChannel b = new EmbeddedChannel(monitor.newHandler(config));
         monitor.runOnce(); // applies the two registrations: no check due, no sample
-        Timer lateness = registry.get("heartbeat.worker.lateness").timer();
+        FunctionTimer lateness = registry.get("heartbeat.worker.lateness").functionTimer();
+        Gauge max = registry.get("heartbeat.worker.lateness.max").gauge();
         assertEquals(0, lateness.count());
         ticker.advance(1_300, TimeUnit.MILLISECONDS); // both checks came due at 1 s (plus the wheel's rounding)
         monitor.runOnce();
         assertEquals(1, lateness.count(), "one sample for the cycle, not one per check");
-        double ms = lateness.max(TimeUnit.MILLISECONDS);
+        double ms = lateness.totalTime(TimeUnit.MILLISECONDS);
         assertTrue(ms > 250 && ms <= 300, "the worker ran the checks about 300 ms late: " + ms + " ms");
+        assertEquals(ms, max.value() * 1000, 1e-6, "the maximum since the last read");
+        assertEquals(0, max.value(), "read: reset until the next cycle with work");
         a.finishAndReleaseAll();
         b.finishAndReleaseAll();
         monitor.close();

@@ -41,6 +41,8 @@ class ModuleDescriptorTest {
     /** The optional Maven dependencies (heartbeat-netty's pom), by module name. */
     private static final Set<String> OPTIONAL = Set.of("io.netty.codec.http", "io.netty.codec.http2",
             "io.netty.codec.mqtt", "micrometer.core", "reactor.netty.core", "reactor.netty.http");
+    /** The optional JDK modules: the flight recorder, for {@link FlightEvents} (which checks it is there). */
+    private static final Set<String> OPTIONAL_JDK = Set.of("jdk.jfr");
 
     @Test
     void exportsExactlyTheApiPackagesToEveryoneAndOpensNone() throws URISyntaxException {
@@ -69,7 +71,9 @@ class ModuleDescriptorTest {
                         () -> "requires static transitive " + requires.name());
             }
         }
-        assertEquals(new TreeSet<>(OPTIONAL), statics);
+        Set<String> optional = new TreeSet<>(OPTIONAL);
+        optional.addAll(OPTIONAL_JDK);
+        assertEquals(optional, statics);
     }
 
     /**
@@ -95,6 +99,7 @@ class ModuleDescriptorTest {
         for (String optional : OPTIONAL) {
             assertFalse(graph.contains(optional), optional);
         }
+        assertFalse(graph.contains("jdk.jfr"), "jdk.jfr only where the application resolves it");
 
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolve(ModuleFinder.of(path), ModuleFinder.of(), List.of(MODULE));
@@ -107,6 +112,8 @@ class ModuleDescriptorTest {
         }
         Class<?> handler = Class.forName(HeartbeatHandler.class.getName(), false, layer.findLoader(MODULE));
         assertEquals(module, handler.getModule());
+        // The flight recorder's gate initialises in the module whether or not it reads jdk.jfr.
+        Class.forName(FlightEvents.class.getName(), true, layer.findLoader(MODULE));
         assertTrue(layer.findModule("dev.heartbeat.core").isPresent());
     }
 

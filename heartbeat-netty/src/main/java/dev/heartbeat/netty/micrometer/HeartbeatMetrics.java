@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
 
 import dev.heartbeat.netty.CloseReason;
@@ -18,6 +19,7 @@ import dev.heartbeat.netty.HeartbeatStats;
 import dev.heartbeat.netty.PingCounters;
 import dev.heartbeat.netty.SampleSink;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -42,8 +44,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *     written; answered in time; unanswered for their timeout; whose probe threw or write failed</td></tr>
  * <tr><td>heartbeat.ping.rtt</td><td>timer</td><td>probe</td><td>round-trip time of matched answers
  *     (probes that match answers only), with a percentile histogram</td></tr>
- * <tr><td>heartbeat.worker.lateness</td><td>timer</td><td></td><td>per worker cycle with checks due, how
- *     late the worker ran them (now minus the earliest due deadline)</td></tr>
+ * <tr><td>heartbeat.worker.lateness</td><td>timer (count and total)</td><td></td><td>per worker cycle with
+ *     checks due, how late the worker ran them (now minus the earliest due deadline)</td></tr>
+ * <tr><td>heartbeat.worker.lateness.max</td><td>gauge (seconds)</td><td></td><td>the largest such lateness
+ *     since the registry last read this gauge</td></tr>
  * <tr><td>heartbeat.worker.wakeups / .cycles / .expirations / .rearms</td><td>counter</td><td></td><td>the
  *     worker's wake-ups from a park, duty cycles, checks that came due, lazy re-arms</td></tr>
  * <tr><td>heartbeat.worker.queue.depth</td><td>gauge</td><td></td><td>requests waiting for the
@@ -58,9 +62,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *     them</td></tr>
  * </table>
  *
- * <p>Counters and gauges read the monitor's own counters when the registry polls them. The two timers
- * are recorded as samples come: one per matched ping answer on its event loop, one per worker cycle
- * with work; a monitor with no binding records neither.
+ * <p>Counters and gauges read the monitor's own counters when the registry polls them. The RTT timer is
+ * recorded as answers come, on their event loops. The worker's lateness is not a Micrometer timer: a
+ * cycle with work only adds to a count, a total and a maximum (plain fields, one writer at a time),
+ * which the registry reads when it polls, because recording into a timer with a percentile histogram
+ * took about a fifth of a hosted cycle's CPU (async-profiler, 100k tcp; load-test/docs/results.md).
  *
  * <pre>{@code
  * new HeartbeatMetrics(monitor).bindTo(registry);                 // or Tags.of("server", "gateway")
@@ -75,7 +81,6 @@ public final class HeartbeatMetrics implements MeterBinder {
 
     private static final Duration MIN_RTT = Duration.ofMillis(1);
     private static final Duration MAX_RTT = Duration.ofSeconds(30);
-    private static final Duration MAX_LATENESS = Duration.ofSeconds(10);
 
     private final HeartbeatMonitor monitor;
     private final Tags tags;
@@ -177,15 +182,28 @@ public final class HeartbeatMetrics implements MeterBinder {
     /** The meters of one registry that are fed as samples come, and those of each probe name. */
     private final class Sink implements SampleSink {
         private final MeterRegistry registry;
-        private final Timer lateness;
+        /**
+         * Cycles with work, their total and their largest lateness since the gauge's last read. Written by
+         * the thread running the worker's cycles (one at a time, handed over with a happens-before edge):
+         * read, then a release store, no read-modify-write; read by the registry. A read that resets the
+         * maximum while a cycle stores a larger one leaves that one for the next read: never lost.
+         */
+        private final AtomicLong latenessCount = new AtomicLong();
+        private final AtomicLong latenessTotal = new AtomicLong();
+        private final AtomicLong latenessMax = new AtomicLong();
         /** The RTT timer of each probe's counters; read without allocation on the event loops. */
         private final Map<PingCounters, Timer> rtt = new ConcurrentHashMap<>();
 
         Sink(MeterRegistry registry) {
             this.registry = registry;
-            this.lateness = Timer.builder("heartbeat.worker.lateness")
+            FunctionTimer.builder("heartbeat.worker.lateness", this, s -> s.latenessCount.get(),
+                            s -> s.latenessTotal.get(), TimeUnit.NANOSECONDS)
                     .description("How late the worker ran the checks due in a cycle, per cycle with work")
-                    .publishPercentileHistogram().maximumExpectedValue(MAX_LATENESS).tags(tags).register(registry);
+                    .tags(tags).register(registry);
+            Gauge.builder("heartbeat.worker.lateness.max", this,
+                            s -> s.latenessMax.getAndSet(0) / (double) TimeUnit.SECONDS.toNanos(1))
+                    .description("The largest lateness of a worker cycle with work since the previous read")
+                    .baseUnit("seconds").tags(tags).register(registry);
         }
 
         @Override
@@ -218,7 +236,11 @@ public final class HeartbeatMetrics implements MeterBinder {
 
         @Override
         public void workerLateness(long nanos) {
-            lateness.record(nanos, TimeUnit.NANOSECONDS);
+            latenessCount.lazySet(latenessCount.get() + 1);
+            latenessTotal.lazySet(latenessTotal.get() + nanos);
+            if (nanos > latenessMax.get()) {
+                latenessMax.lazySet(nanos);
+            }
         }
     }
 }

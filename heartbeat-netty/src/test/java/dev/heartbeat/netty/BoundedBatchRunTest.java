@@ -1,0 +1,95 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hand-off batch's run is bounded ({@link EventLoopBatch#RUN_BUDGET_NANOS}): the pings of 10,000
+ * channels of one event loop, each costing 10 µs of virtual time to write, go out over several tasks,
+ * each within the budget plus one check interval, the rest re-queued by the batch itself; every
+ * channel gets its ping exactly once, and worker cycles in between add no second task for the batch.
+ */
+class BoundedBatchRunTest {
+
+    private static final int CHANNELS = 10_000;
+    private static final long PING_COST = TimeUnit.MICROSECONDS.toNanos(10);
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
+
+    private final ManualTicker ticker = new ManualTicker(0);
+    private final LazyHandOffTest.ManualLoop loop = new LazyHandOffTest.ManualLoop();
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+    private HeartbeatMonitor monitor;
+    /** Pings made by the probe in the current task. */
+    private int pingsThisTask;
+
+    @AfterEach
+    void tearDown() {
+        for (EmbeddedChannel c : channels) {
+            c.finishAndReleaseAll();
+        }
+        if (monitor != null) {
+            monitor.close();
+        }
+    }
+
+    // addLast with an executor group is deprecated in Netty 4.2; it is how the handlers get one executor (the
+    // test's loop) whose tasks the test runs one by one.
+    @SuppressWarnings("deprecation")
+    @Test
+    void tenThousandPingsGoOutInSeveralBoundedRunsEachOnce() {
+        monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
+        HeartbeatConfig config = HeartbeatConfig.ping(c -> {
+            pingsThisTask++;
+            ticker.advance(PING_COST); // what writing it costs the loop, in virtual time
+            return "PING";
+        }).interval(INTERVAL).timeout(Duration.ofSeconds(30)).build();
+        for (int i = 0; i < CHANNELS; i++) {
+            EmbeddedChannel channel = new EmbeddedChannel();
+            channel.pipeline().addLast(loop, "heartbeat", monitor.newHandler(config));
+            channels.add(channel);
+        }
+        loop.runAll();
+        monitor.runOnce(); // the registrations
+        while (loop.tasks.isEmpty()) {
+            assertTrue(ticker.nanoTime() < 2 * INTERVAL.toNanos(), "no hand-off");
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            monitor.runOnce();
+        }
+        assertEquals(1, loop.tasks.size(), "one batch for the loop");
+
+        int maxPerRun = (int) (EventLoopBatch.RUN_BUDGET_NANOS / PING_COST) + EventLoopBatch.CHECK_EVERY;
+        int runs = 0;
+        int pings = 0;
+        for (Runnable task; (task = loop.tasks.poll()) != null; ) {
+            pingsThisTask = 0;
+            task.run();
+            runs++;
+            pings += pingsThisTask;
+            assertTrue(pingsThisTask <= maxPerRun, "run " + runs + " wrote " + pingsThisTask + " > " + maxPerRun);
+            monitor.runOnce(); // a worker cycle between two runs: the pending continuation is the batch's task
+            assertTrue(loop.tasks.size() <= 1, "one task for the batch at a time: " + loop.tasks.size());
+        }
+        assertEquals(CHANNELS, pings);
+        assertTrue(runs >= CHANNELS / maxPerRun, "several runs: " + runs);
+        for (EmbeddedChannel channel : channels) {
+            assertEquals("PING", channel.readOutbound());
+            assertNull(channel.readOutbound(), "one ping per channel");
+        }
+        assertEquals(0, monitor.stats().actionFailures());
+    }
+}
