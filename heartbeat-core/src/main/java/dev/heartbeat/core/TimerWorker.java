@@ -84,7 +84,10 @@ import org.slf4j.LoggerFactory;
  * own thread becomes a watchdog: it wakes once per watchdog period and, if the host has not run a
  * cycle it was asked for within a period (a blocked or shut-down event loop), runs the cycles itself
  * until the host runs one again. One thread at a time drives the wheel (a CAS on the driver), so the
- * two hand it over with a happens-before edge, as {@link #doWork()} callers do.
+ * two hand it over with a happens-before edge, as {@link #doWork()} callers do. A host's run is bounded
+ * by time ({@link #HOSTED_RUN_BUDGET_NANOS}, the clock read once per {@link #HOSTED_CHUNK} pieces of
+ * work, a cascade included through {@link TimingWheel#advance(long, int, int, ExpiryHandler)}'s place
+ * limit): what is left is planned at once as the next run, so the host's own work interleaves.
  *
  * @param <E> the entry type
  */
