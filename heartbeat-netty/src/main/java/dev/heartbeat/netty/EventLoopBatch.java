@@ -42,7 +42,7 @@ import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
  * batch of an event loop that is shutting down while that loop may still be running it.
  *
  * <p>Bounded runs. A run carries out actions for at most {@link #RUN_BUDGET_NANOS} and then queues the
- * batch again for the rest ({@link #continueLater}), so a burst (a mass close, the pings of 100k
+ * batch again for the rest, after the loop's I/O ({@link #continueLater}), so a burst (a mass close, the pings of 100k
  * channels on one grid point) never holds the loop's I/O for longer than that; the state word then
  * says "queued" ({@link #WOKEN}) until the continuation starts, exactly as for a submission by the
  * worker, which therefore adds nothing while a continuation is pending and leaves its later pushes to it.
@@ -251,31 +251,33 @@ final class EventLoopBatch implements Runnable {
     }
 
     /**
-     * Event loop, from a run that used its budget: makes sure the batch runs again soon. If the worker
-     * has queued it again meanwhile, that task is the continuation (one queued lazily is marked woken,
-     * and gets a no-op task as the worker would give it, so it does not wait for its lazy time); else
-     * the batch queues itself with {@code execute}, behind the tasks and I/O the loop has waiting.
+     * Event loop, from a run that used its budget: makes sure the batch runs again after the loop's
+     * next look at I/O. If the worker has queued it again meanwhile, that task is the continuation
+     * (one queued lazily is marked woken: this loop is awake and runs its queue); else the batch
+     * schedules itself with no delay, which Netty's loop takes into its task queue only when it next
+     * starts running tasks, after its I/O (a task given to {@code execute} would run in this round of
+     * tasks: Netty 4.2's loop runs its queue for up to a second before it looks at I/O again).
+     * Allocates one scheduled task per continuation.
      */
     private void continueLater() {
         while (true) {
             int s = (int) STATE.compareAndExchange(this, IDLE, WOKEN);
-            if (s == WOKEN) {
-                return; // queued again by the worker, eagerly
-            }
-            try {
-                if (s == IDLE) {
-                    hand(this, false);
-                    return;
+            if (s == IDLE) {
+                try {
+                    executor.schedule(this, 0, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException shuttingDown) {
+                    state = IDLE;
+                    discard(); // as a refused hand-off: its channels are gone with the loop
+                } catch (RuntimeException | Error e) {
+                    state = IDLE;
+                    monitor.dispatchFailed(this, e); // what is left is handed over after the worker's next cycle
                 }
-                if (STATE.compareAndSet(this, LAZY, WOKEN)) {
-                    hand(EventLoopBatch::wakeUp, false);
-                    return;
-                }
-            } catch (RuntimeException | Error e) {
-                monitor.dispatchFailed(this, e); // what is left is handed over after the worker's next cycle
                 return;
             }
-            // The state changed between the two CASes (the worker handed it lazily, or marked it woken): again.
+            if (s == WOKEN || STATE.compareAndSet(this, LAZY, WOKEN)) {
+                return; // queued again by the worker
+            }
+            // The state changed between the two CASes (the worker queued it lazily meanwhile): again.
         }
     }
 

@@ -18,7 +18,8 @@ import io.netty.util.concurrent.ScheduledFuture;
  * a planned cycle is one scheduled task on the loop, so a loop that is awake for I/O anyway runs it
  * without a wake-up of its own, and an idle loop wakes for it once, as it would for an
  * {@code IdleStateHandler} task. An earlier request runs the cycle as a plain task, and leaves the
- * planned one in place.
+ * planned one in place. A cycle that leaves work (its run is bounded, see {@link TimerWorker#runHosted()})
+ * is continued by a task scheduled with no delay, so that the loop's I/O runs before it.
  *
  * <p>A plan for the moment the pending planned cycle is already due at keeps that task: the worker
  * plans for its wheel's tick boundaries, so two plans for the same moment differ only by the time
@@ -26,14 +27,12 @@ import io.netty.util.concurrent.ScheduledFuture;
  * meant a cancel (a removal from the loop's scheduled-task queue) and a new task for every cycle run
  * early by a request; measured at about an eighth of a hosted cycle's CPU (async-profiler, 100k tcp).
  *
- * <p>A cycle's run is bounded ({@link TimerWorker#runHosted()}); one that leaves work plans the next at
- * once, which is a plain task queued behind the loop's own, so I/O and other tasks run in between.
- * Each run is a {@code dev.heartbeat.HostedCycle} JFR event when a recording enables it ({@link FlightEvents}).
+ * <p>Each run is a {@code dev.heartbeat.HostedCycle} JFR event when a recording enables it ({@link FlightEvents}).
  *
  * <p>Threads: {@link #plan} and {@link #run} on the event loop only; {@link #wake} on any thread.
  * Allocation: one Netty {@code ScheduledFutureTask} per planned cycle (at most one per wheel slot
- * with work, so at most about 60 a second with the default coalescing); waking and running allocate
- * nothing.
+ * with work, so at most about 60 a second with the default coalescing) and one per continued run;
+ * waking and running allocate nothing.
  */
 final class EventLoopHost implements CycleHost, Runnable {
 
@@ -89,9 +88,12 @@ final class EventLoopHost implements CycleHost, Runnable {
         try {
             if (delayNanos == 0) {
                 continued = true;
-                // Run now. A pending planned cycle stays: the cycle about to run most likely plans
-                // for the same moment again (see the class comment).
-                executor.execute(this);
+                // Run again after the loop's next look at I/O: a task scheduled with no delay joins the task
+                // queue when the loop next starts running its tasks, after its I/O, while an executed one would
+                // run in this round of tasks (Netty 4.2's loop runs its queue for up to a second before it looks
+                // at I/O again). A pending planned cycle stays: the cycle about to run most likely plans for
+                // the same moment again (see the class comment).
+                executor.schedule(this, 0, TimeUnit.NANOSECONDS);
                 return;
             }
             long at = clock.getAsLong() + delayNanos;

@@ -9,12 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +35,7 @@ class BoundedBatchRunTest {
     private static final Duration INTERVAL = Duration.ofSeconds(1);
 
     private final ManualTicker ticker = new ManualTicker(0);
-    private final LazyHandOffTest.ManualLoop loop = new LazyHandOffTest.ManualLoop();
+    private final StepLoop loop = new StepLoop();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private HeartbeatMonitor monitor;
     /** Pings made by the probe in the current task. */
@@ -84,6 +88,9 @@ class BoundedBatchRunTest {
             monitor.runOnce(); // a worker cycle between two runs: the pending continuation is the batch's task
             assertTrue(loop.tasks.size() <= 1, "one task for the batch at a time: " + loop.tasks.size());
         }
+        assertEquals(runs - 1, loop.scheduledNow,
+                "each continuation waits for the loop's I/O: scheduled, not executed");
+        assertEquals(1, loop.executed, "the worker's one hand-off");
         assertEquals(CHANNELS, pings);
         assertTrue(runs >= CHANNELS / maxPerRun, "several runs: " + runs);
         for (EmbeddedChannel channel : channels) {
@@ -91,5 +98,62 @@ class BoundedBatchRunTest {
             assertNull(channel.readOutbound(), "one ping per channel");
         }
         assertEquals(0, monitor.stats().actionFailures());
+    }
+
+    /**
+     * An event loop that runs nothing by itself: tasks handed with {@code execute}, {@code lazyExecute} or
+     * scheduled with no delay wait in {@link #tasks}, in that order, until the test runs them one by one
+     * (tasks scheduled for later never run).
+     */
+    static final class StepLoop extends SingleThreadEventExecutor {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        int executed;
+        int lazy;
+        int scheduledNow;
+
+        StepLoop() {
+            super(null, (Executor) command -> {
+                throw new IllegalStateException("never started: the hand-offs are overridden");
+            }, false);
+        }
+
+        @Override
+        protected void run() {
+            // never started
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            executed++;
+            tasks.add(task);
+        }
+
+        @Override
+        public void lazyExecute(Runnable task) {
+            lazy++;
+            tasks.add(task);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            if (delay != 0) {
+                return super.schedule(command, delay, unit); // kept, never run: the loop is never started
+            }
+            scheduledNow++;
+            tasks.add(command);
+            return null; // the batch and the host keep no future of a task for now
+        }
+
+        /** Runs the queue until it is empty, tasks queued meanwhile included. */
+        void runAll() {
+            for (Runnable r; (r = tasks.poll()) != null; ) {
+                r.run();
+            }
+        }
+
+        @Override
+        public boolean inEventLoop(Thread thread) {
+            return true;
+        }
     }
 }

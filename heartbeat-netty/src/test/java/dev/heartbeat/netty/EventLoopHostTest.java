@@ -118,20 +118,23 @@ class EventLoopHostTest {
     }
 
     @Test
-    void runningNowLeavesThePlannedCycleInPlace() throws Exception {
+    void runningNowLeavesThePlannedCycleInPlaceAndWaitsForTheLoopsIo() throws Exception {
         long hour = TimeUnit.HOURS.toNanos(1);
         int runs = onLoop(() -> {
             int before = loop.executed; // the worker's start asked for one
             long moment = now + hour;
             host.plan(moment - now);
-            host.plan(0); // a request came early: run a cycle now
+            host.plan(0); // the cycle left work (or a request came early): run a cycle now
             now += 10_000;
             host.plan(moment - now); // and that cycle plans the same moment again
             return loop.executed - before;
         });
-        assertEquals(1, runs);
-        assertEquals(1, onLoop(() -> loop.scheduled.size()), "the planned task was neither cancelled nor made again");
-        assertEquals(0, onLoop(loop::cancelled));
+        assertEquals(0, runs, "not executed: that task would run before the loop looks at its I/O again");
+        assertEquals(2, onLoop(() -> loop.scheduled.size()), "the planned task, and one for now");
+        assertTrue(onLoop(() -> loop.scheduled.get(1).getDelay(TimeUnit.NANOSECONDS)) <= 0,
+                "the run-now task is due at once");
+        assertEquals(0, onLoop(loop::cancelled), "the planned task was neither cancelled nor made again");
+        assertFalse(onLoop(() -> loop.scheduled.get(0).isDone()));
     }
 
     @Test

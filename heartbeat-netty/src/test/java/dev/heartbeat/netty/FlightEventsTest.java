@@ -37,7 +37,7 @@ class FlightEventsTest {
     private static final long PING_COST = TimeUnit.MICROSECONDS.toNanos(10);
 
     private final ManualTicker ticker = new ManualTicker(0);
-    private final LazyHandOffTest.ManualLoop loop = new LazyHandOffTest.ManualLoop();
+    private final BoundedBatchRunTest.StepLoop loop = new BoundedBatchRunTest.StepLoop();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private HeartbeatMonitor monitor;
     private TimerWorker<TimerEntry> worker;
