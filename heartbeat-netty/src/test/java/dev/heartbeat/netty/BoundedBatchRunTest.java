@@ -11,11 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
+import dev.heartbeat.core.TimerEntry;
+import dev.heartbeat.core.TimerWorker;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * channels of one event loop, each costing 10 µs of virtual time to write, go out over several tasks,
  * each within the budget plus one check interval, the rest re-queued by the batch itself; every
  * channel gets its ping exactly once, and worker cycles in between add no second task for the batch.
+ * Likewise a hosted worker cycle with 10,000 entries due continues in tasks of its own.
  */
 class BoundedBatchRunTest {
 
@@ -98,6 +102,40 @@ class BoundedBatchRunTest {
             assertNull(channel.readOutbound(), "one ping per channel");
         }
         assertEquals(0, monitor.stats().actionFailures());
+    }
+
+    @Test
+    void aHostedCycleWithTenThousandDueEntriesContinuesInTasksAfterTheLoopsIo() {
+        IdentityHashMap<TimerEntry, Integer> expired = new IdentityHashMap<>();
+        TimerWorker<TimerEntry> worker = TimerWorker.builder((TimerEntry e, long now) -> {
+            expired.merge(e, 1, Integer::sum);
+            ticker.advance(1_000); // a microsecond per expiry, in virtual time
+        }).ticker(ticker).threadName("bounded-host-test").build();
+        try {
+            worker.startHosted(new EventLoopHost(loop, worker), Duration.ofMinutes(1));
+            long deadline = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
+            for (int i = 0; i < CHANNELS; i++) {
+                worker.schedule(new TimerEntry(), deadline);
+            }
+            loop.runAll(); // the start's wake-up: a cycle that applies the requests and plans for the deadline
+            ticker.set(deadline + worker.tickNanos());
+            int before = loop.scheduledNow;
+            worker.execute(() -> { }); // a request wakes the host: the cycle that finds all 10,000 due
+            int runs = 0;
+            for (Runnable task; (task = loop.tasks.poll()) != null; ) {
+                int expiredBefore = expired.size();
+                task.run();
+                runs++;
+                assertTrue(expired.size() - expiredBefore <= 1_000, "run " + runs + ": a bounded run");
+            }
+            assertEquals(CHANNELS, expired.size());
+            assertTrue(expired.values().stream().allMatch(n -> n == 1), "each entry once");
+            assertTrue(runs > 10 && loop.scheduledNow - before == runs - 1,
+                    "continued by tasks scheduled for now: " + runs + " runs, "
+                    + (loop.scheduledNow - before) + " continuations");
+        } finally {
+            worker.close(Duration.ofSeconds(5));
+        }
     }
 
     /**
