@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * The one close sequence every close goes through, whichever rule asks (idle, ping timeout, max age,
@@ -260,10 +262,46 @@ final class CloseSequence {
     /**
      * Event loop: closes {@code ctx}'s channel once {@code written} (a goodbye's write) completes,
      * and at most {@link #GOODBYE_WRITE_WAIT_NANOS} later if the write hangs (a peer that reads
-     * nothing). One scheduled task per close.
+     * nothing). One scheduled task per close whose goodbye is still being written (a goodbye written at
+     * once needs none: {@link #closeAfter}), cancelled when the write completes, so the loop's
+     * scheduled-task queue does not keep it for the rest of its second.
      */
     static void closeWhenWritten(ChannelHandlerContext ctx, ChannelFuture written) {
-        written.addListener(f -> ctx.close());
-        ctx.executor().schedule(() -> ctx.close(), GOODBYE_WRITE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+        if (written.isDone()) {
+            ctx.close(); // written already (or failed): no bound needed
+            return;
+        }
+        GoodbyeClose close = new GoodbyeClose(ctx);
+        close.bound = ctx.executor().schedule(close, GOODBYE_WRITE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+        written.addListener(close); // after the bound is set: a write already done runs this at once
+    }
+
+    /**
+     * The close of {@link #closeWhenWritten}: the goodbye write's listener and the bound's task in one
+     * object (two lambdas before).
+     */
+    private static final class GoodbyeClose implements ChannelFutureListener, Runnable {
+
+        private final ChannelHandlerContext ctx;
+        /** Event loop only: the bound's task, cancelled once the write completes. */
+        ScheduledFuture<?> bound;
+
+        GoodbyeClose(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            ScheduledFuture<?> b = bound;
+            if (b != null) {
+                b.cancel(false);
+            }
+            ctx.close();
+        }
+
+        @Override
+        public void run() {
+            ctx.close();
+        }
     }
 }

@@ -5,7 +5,9 @@
 package dev.heartbeat.netty;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.util.concurrent.Future;
 
 /**
@@ -389,7 +391,33 @@ final class PingPolicy extends HandlerPolicy {
             probe.wrote();
         }
         // From the tail by default, so encoders (and the handler's write stamp) see the ping (Probe.writePing).
-        cfg.probe.writePing(ctx, ping).addListener(f -> writeDone(h, f));
+        if (cfg.probe.writesFromTail()) {
+            // The write's promise carries the handler to one shared listener: nothing allocated beyond the
+            // promise that writeAndFlush(ping) would have made anyway.
+            ctx.channel().writeAndFlush(ping, new PingWrite(ctx.channel(), h)).addListener(PING_WRITTEN);
+        } else {
+            cfg.probe.writePing(ctx, ping).addListener(f -> writeDone(h, f));
+        }
+    }
+
+    /** The listener of every {@link PingWrite}: stateless, shared. */
+    private static final ChannelFutureListener PING_WRITTEN = f -> writeDone(((PingWrite) f).handler, f);
+
+    /**
+     * The promise of a ping written from the tail (see {@link Probe#writesFromTail}), with the handler
+     * whose ping it is, for {@link #PING_WRITTEN}: one object per ping where a promise and a capturing
+     * listener were two. The field takes what would be the promise's alignment padding (48 B either way
+     * with compressed references).
+     */
+    static final class PingWrite extends DefaultChannelPromise {
+
+        /** The handler that wrote the ping. */
+        final HeartbeatHandler handler;
+
+        PingWrite(Channel channel, HeartbeatHandler handler) {
+            super(channel);
+            this.handler = handler;
+        }
     }
 
     /**

@@ -68,6 +68,14 @@ public abstract class Probe {
 
     private static final Logger LOG = LoggerFactory.getLogger(Probe.class);
 
+    /** Per probe class: whether it writes its pings with {@link #writePing}'s default (see {@link #writesFromTail}). */
+    private static final ClassValue<Boolean> WRITES_FROM_TAIL = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return !overridesWritePing(type);
+        }
+    };
+
     /** {@link #classify} result: not an answer of this protocol; application traffic. */
     public static final int NOT_AN_ANSWER = -1;
     /**
@@ -97,6 +105,8 @@ public abstract class Probe {
     private final AtomicBoolean reportedMissingAnswers = new AtomicBoolean();
     /** Set once, by the first placement check that warns (see {@link ProbePlacement}): one WARN per probe. */
     private final AtomicBoolean reportedPlacement = new AtomicBoolean();
+    /** See {@link #writesFromTail}: per probe class, looked up once ({@link #WRITES_FROM_TAIL}). */
+    private final boolean writesFromTail = WRITES_FROM_TAIL.get(getClass());
 
     /**
      * @param matching how answers are matched to pings
@@ -133,6 +143,30 @@ public abstract class Probe {
      */
     protected ChannelFuture writePing(ChannelHandlerContext ctx, Object ping) {
         return ctx.channel().writeAndFlush(ping);
+    }
+
+    /**
+     * Whether this probe writes its pings as {@link #writePing}'s default does (from the tail of the
+     * pipeline), so the caller may give the write a promise of its own ({@link PingPolicy}: one that
+     * carries the handler, instead of a listener object per ping). False for a probe whose class
+     * overrides {@link #writePing}: that write is its own.
+     */
+    final boolean writesFromTail() {
+        return writesFromTail;
+    }
+
+    /** Whether {@code type} (a subclass of this) or a class between it and this overrides {@link #writePing}. */
+    private static boolean overridesWritePing(Class<?> type) {
+        for (Class<?> c = type; c != Probe.class && c != null; c = c.getSuperclass()) {
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                Class<?>[] p = m.getParameterTypes();
+                if (m.getName().equals("writePing") && p.length == 2
+                        && p[0] == ChannelHandlerContext.class && p[1] == Object.class) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Whether {@code msg} is an answer of this protocol (to anyone's ping). Never called for {@link Matching#NONE}. */

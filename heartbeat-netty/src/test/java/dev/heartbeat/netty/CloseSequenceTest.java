@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.heartbeat.core.ManualTicker;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
@@ -45,6 +48,50 @@ class CloseSequenceTest {
     /** The events as their strings (the events have no equals: a user compares reasons). */
     private static List<String> strings(List<Object> events) {
         return events.stream().map(String::valueOf).toList();
+    }
+
+    /**
+     * A goodbye whose write is still pending bounds the close with a timer on the event loop (a Netty
+     * scheduled task per such close: the one per-channel timer object in Heartbeat's close path). Once
+     * the write completes and the channel closes, the timer is cancelled, not left in the loop's
+     * scheduled-task queue for the rest of its second (a close wave at 1M channels would hold one each).
+     */
+    @Test
+    void aGoodbyeWrittenInTimeLeavesNoTimerBehind() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        ChannelHandlerContext ctx = ch.pipeline().firstContext();
+        ChannelPromise written = ch.newPromise();
+        CloseSequence.closeWhenWritten(ctx, written);
+        assertTrue(ch.isOpen(), "waits for the goodbye's write");
+        long bound = ch.runScheduledPendingTasks();
+        assertTrue(bound > 0 && bound <= CloseSequence.GOODBYE_WRITE_WAIT_NANOS, "the bound is scheduled: " + bound);
+        written.setSuccess();
+        assertFalse(ch.isOpen(), "closed once the goodbye is written");
+        assertEquals(-1, ch.runScheduledPendingTasks(), "and the bound's timer is gone from the loop");
+    }
+
+    /** A goodbye written at once (the usual case): closed now, and no timer made at all. */
+    @Test
+    void aGoodbyeWrittenAlreadyNeedsNoTimer() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        CloseSequence.closeWhenWritten(ch.pipeline().firstContext(), ch.newSucceededFuture());
+        assertFalse(ch.isOpen());
+        assertEquals(-1, ch.runScheduledPendingTasks(), "no timer on the loop");
+    }
+
+    /** A goodbye whose write hangs: the channel is closed by the bound all the same. */
+    @Test
+    void aGoodbyeThatHangsIsClosedByTheBound() throws InterruptedException {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        ChannelPromise written = ch.newPromise();
+        CloseSequence.closeWhenWritten(ch.pipeline().firstContext(), written);
+        long bound = ch.runScheduledPendingTasks();
+        assertTrue(ch.isOpen());
+        ch.advanceTimeBy(bound, TimeUnit.NANOSECONDS);
+        ch.runScheduledPendingTasks();
+        assertFalse(ch.isOpen(), "closed at the bound though the goodbye never completed");
+        written.setSuccess(); // late: closing again is harmless
+        assertFalse(ch.isOpen());
     }
 
     /** Item 1: the veto is asked again when its extension ends, not at the next idle check. */

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.heartbeat.netty.probe.Probes;
@@ -908,6 +909,50 @@ class HeartbeatHandlerTest {
         }
         assertTrue(ch.isOpen());
         assertTrue(monitor.rttOf(ch).isPresent());
+    }
+
+    /**
+     * The event loop's side of the steady state above: writing a ping (whose message here is a shared
+     * constant, as a probe's may be) allocates the write's promise and nothing else: 48 B with
+     * compressed references, the promise {@code writeAndFlush(ping)} would make anyway. The promise
+     * carries the handler to one shared listener ({@link PingPolicy.PingWrite}); a capturing listener
+     * per ping was 16 B more (64 B a ping).
+     */
+    @Test
+    void pingWriteAllocatesOnlyItsPromise() {
+        Object ping = "PING";
+        HeartbeatConfig cfg = HeartbeatConfig.ping(Probes.custom(c -> ping, "PONG"::equals))
+                .interval(Duration.ofMillis(10)).timeout(Duration.ofMillis(5)).ackMode(AckMode.MATCHED_ONLY).build();
+        EmbeddedChannel ch = channel(monitor.newHandler(cfg), new Sink());
+        monitor.runOnce();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        long sent = monitor.stats().pingsSent();
+        int rounds = 30; // compiled code, as above
+        for (int round = 0; round < rounds; round++) {
+            long allocated = 0;
+            for (int i = 0; i < 500; i++) {
+                Object written;
+                do {
+                    ticker.advance(1, TimeUnit.MILLISECONDS);
+                    monitor.runOnce();
+                    long before = threads.getThreadAllocatedBytes(tid);
+                    ch.runPendingTasks(); // writes the ping, if one was handed over
+                    allocated += threads.getThreadAllocatedBytes(tid) - before;
+                    written = ch.readOutbound();
+                } while (written == null);
+                assertSame(ping, written);
+                ticker.advance(1, TimeUnit.MILLISECONDS);
+                ch.pipeline().fireChannelRead("PONG").fireChannelReadComplete();
+            }
+            if (round == rounds - 1) {
+                System.out.println("pingWriteAllocatesOnlyItsPromise: " + allocated + " bytes for 500 pings");
+                assertTrue(allocated <= 500 * 48 + 1_024, allocated + " bytes allocated writing 500 pings");
+            }
+        }
+        assertEquals(rounds * 500L, monitor.stats().pingsSent() - sent, "every ping written and counted sent");
+        assertTrue(ch.isOpen());
     }
 
     /** The answer a peer's codec would decode for {@code ping}, written by the probe of {@code name}. */
