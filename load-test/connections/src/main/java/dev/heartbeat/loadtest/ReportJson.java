@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
  */
 record ReportJson(String tool, String command, String startedAt, Double wallSeconds, Machine machine,
         ScenarioPart scenario, SettingsPart settings, Map<String, Map<String, Run>> results,
-        Map<String, List<Report.Goal>> goals, Check check) {
+        Map<String, List<Report.Goal>> goals, Map<String, MechanismCost> mechanismCost, Check check) {
 
     record Machine(int cores, Long memoryBytes, String os, String java, String netty, long openFileLimit) {
     }
@@ -32,6 +32,16 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     }
 
     record Check(boolean passed, List<String> failures) {
+    }
+
+    /**
+     * Per transport, with {@code --compare heartbeat,netty,none}: each implementation's event loops + worker + GC
+     * from {@code /proc}, their excess over none, Heartbeat's over {@code IdleStateHandler}'s, and the JIT threads'
+     * excess over none apart ({@link dev.heartbeat.loadtest.MechanismCost}). Seconds; null: not measured.
+     */
+    record MechanismCost(Double heartbeatSeconds, Double nettySeconds, Double noneSeconds, Double heartbeatOverNone,
+            Double nettyOverNone, Double heartbeatOverNettyRatio, Double heartbeatJitOverNone,
+            Double nettyJitOverNone) {
     }
 
     /** One implementation on one transport ({@link RunResult}). */
