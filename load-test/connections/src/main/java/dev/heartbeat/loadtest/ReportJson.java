@@ -55,7 +55,7 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
             ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm,
-            Stalled stalled, SlowReaders slowReaders, Drain drain) {
+            Stalled stalled, SlowReaders slowReaders, Drain drain, List<PerSecondHistograms.Second> echoPerSecond) {
     }
 
     /**

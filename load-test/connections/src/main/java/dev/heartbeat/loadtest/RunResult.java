@@ -521,7 +521,7 @@ final class RunResult {
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
                         round(heapSlopeBytesPerMinute())), floodersJson(),
                 s.agesConnections() ? agedJson(s) : null, s.storm ? stormJson(s) : null, stalledJson(s),
-                slowReadersJson(s), drainJson(s));
+                slowReadersJson(s), drainJson(s), c.echoPerSecond.series(PerSecondHistograms.epochMinusNanoTime()));
     }
 
     private ReportJson.Aged agedJson(Scenario s) {
