@@ -388,6 +388,13 @@ final class Report {
                             + num(r.serverMetrics.rttQuantileMillis(0.99)) + " / " + num(r.serverMetrics.rttMaxMillis())
                             + " (" + Progress.count(r.serverMetrics.rttCount()) + ")", null));
         }
+        if (runs.stream().anyMatch(r -> r.loopLag.count() > 0)) {
+            rows.add(row("servers' event-loop lag p50 / p99 / p99.9 / max (us; samples)", runs,
+                    r -> r.loopLag.count() == 0 ? "-" : num(r.loopLag.quantileMicros(0.5)) + " / "
+                            + num(r.loopLag.quantileMicros(0.99)) + " / " + num(r.loopLag.quantileMicros(0.999))
+                            + " / " + num(r.loopLag.maxMicros()) + " (" + Progress.count(r.loopLag.count()) + ")",
+                    null));
+        }
         if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
                 + r.client.junkLinesSent > 0)) {
             rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses

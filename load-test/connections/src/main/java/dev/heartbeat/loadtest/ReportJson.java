@@ -55,7 +55,15 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
             ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm,
-            Stalled stalled, SlowReaders slowReaders, Drain drain, List<PerSecondHistograms.Second> echoPerSecond) {
+            Stalled stalled, SlowReaders slowReaders, Drain drain, List<PerSecondHistograms.Second> echoPerSecond,
+            LoopLag loopLagUs) {
+    }
+
+    /**
+     * The servers' event-loop lag in the window ({@code --loop-lag}; null without it): p50, p99, p99.9
+     * from the buckets of the window's histogram and its max, in microseconds, and the samples.
+     */
+    record LoopLag(Double p50, Double p99, Double p999, Double max, long count) {
     }
 
     /**
