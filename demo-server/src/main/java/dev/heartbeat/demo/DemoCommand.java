@@ -139,6 +139,10 @@ final class DemoCommand implements Callable<Integer> {
                     + "connection is acted on late. Default: 2^20 ns (about 1ms).")
     Duration tick;
 
+    @Option(names = "--loop-lag", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Measure the event loops' lag: a probe per loop every DURATION (/metrics). Default: off.")
+    Duration loopLag;
+
     @Option(names = "--worker-host", paramLabel = "loop|thread", defaultValue = "loop",
             converter = WorkerHostConverter.class,
             description = "Where Heartbeat's worker runs its cycles: loop (on one of the server's event loops, which "
@@ -261,6 +265,7 @@ final class DemoCommand implements Callable<Integer> {
                 .maxLine(maxLine)
                 .transport(transport)
                 .tick(tick)
+                .loopLag(loopLag)
                 .workerHost(workerHost)
                 .lazyHandOffs(handOffs == HandOffs.LAZY)
                 .protocol(protocol)

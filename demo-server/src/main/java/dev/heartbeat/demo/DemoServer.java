@@ -96,6 +96,9 @@ public final class DemoServer implements AutoCloseable {
         this.bossGroup = newGroup(epoll, 1, "demo-boss");
         this.workerGroup = newGroup(epoll, config.workerThreads(), "demo-worker");
         this.echo = EchoPipeline.create(config, workerGroup.next());
+        if (config.loopLag() != null) {
+            echo.loopLag().start(workerGroup, config.loopLag());
+        }
         this.counters = echo.counters();
         this.monitor = echo.monitor();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(4),

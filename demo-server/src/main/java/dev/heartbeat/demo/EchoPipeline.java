@@ -75,6 +75,7 @@ public final class EchoPipeline implements AutoCloseable {
     private final ServerConfig config;
     private final DemoCounters counters = new DemoCounters();
     private final PingRtt pingRtt = new PingRtt();
+    private final LoopLag loopLag = new LoopLag();
     /** The name of the ping policing handler ({@code --police-pings}). */
     static final String POLICE = "police-pings";
 
@@ -144,6 +145,11 @@ public final class EchoPipeline implements AutoCloseable {
     /** The round-trip times of the server's pings. */
     public PingRtt pingRtt() {
         return pingRtt;
+    }
+
+    /** The lag of the server's event loops, once its owner starts the probes ({@code --loop-lag}). */
+    public LoopLag loopLag() {
+        return loopLag;
     }
 
     /** The Heartbeat monitor, or null unless the idle impl is heartbeat. */
@@ -296,12 +302,13 @@ public final class EchoPipeline implements AutoCloseable {
     }
 
     /**
-     * Stops the Heartbeat worker (if this pipeline started one) within the timeout; channels are left
-     * as they are.
+     * Stops the Heartbeat worker (if this pipeline started one) within the timeout, and the loop lag
+     * probes; channels are left as they are.
      *
      * @return whether the worker stopped in time (always true without one)
      */
     public boolean close(Duration timeout) {
+        loopLag.stop();
         if (policingMonitor != null && policingMonitor != monitor) {
             policingMonitor.close(timeout); // never started: returns at once
         }

@@ -61,6 +61,8 @@ final class Metrics {
     private final List<MemoryPoolMXBean> pools = ManagementFactory.getMemoryPoolMXBeans();
     /** The ping round trips the server measured, as its own histogram family (see {@link PingRtt}). */
     private final PingRtt pingRtt;
+    /** The event loops' lag, exposed once started ({@code --loop-lag}, see {@link LoopLag}). */
+    private final LoopLag loopLag;
 
     /**
      * @param echo the server's pipeline: its counters, its Heartbeat monitor (with {@code --idle-impl
@@ -68,6 +70,7 @@ final class Metrics {
      */
     Metrics(ServerConfig config, String transport, EchoPipeline echo) {
         this.pingRtt = echo.pingRtt();
+        this.loopLag = echo.loopLag();
         HeartbeatMonitor monitor = echo.monitor();
         info(config, transport);
         demo(echo, monitor);
@@ -83,7 +86,7 @@ final class Metrics {
 
     /** The whole exposition, current as of now. */
     String scrape() {
-        return registry.scrape(CONTENT_TYPE) + pingRtt.exposition();
+        return registry.scrape(CONTENT_TYPE) + pingRtt.exposition() + (loopLag.started() ? loopLag.exposition() : "");
     }
 
     private void info(ServerConfig config, String transport) {

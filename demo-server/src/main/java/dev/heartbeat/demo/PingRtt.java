@@ -4,17 +4,10 @@
  */
 package dev.heartbeat.demo;
 
-import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.LongAdder;
-
 /**
  * The round-trip times of the server's pings, from the ping's write to its answer's read, as a
- * Prometheus histogram ({@code demo_ping_rtt_seconds}: cumulative buckets, sum, count, and the
- * largest sample as {@code demo_ping_rtt_seconds_max}). Buckets are a quarter of a power of two
- * wide (each bound 2^(1/4) = 1.19 times the one before, from 1 µs to 2^24 µs = 16.8 s), so
- * histograms of several servers add up bucket by bucket and a quantile read from them is within 19%.
+ * {@link LogHistogram} ({@code demo_ping_rtt_seconds}: cumulative buckets a quarter of a power of two
+ * wide, sum, count, and the largest sample as {@code demo_ping_rtt_seconds_max}).
  *
  * <p>With Heartbeat the samples are the matched answers' round trips (see {@link RttSampler}); with
  * {@code --idle-impl netty}, the time to the first read after a ping, which is what that impl takes
@@ -26,76 +19,27 @@ public final class PingRtt {
     /** The histogram's name in /metrics. */
     public static final String NAME = "demo_ping_rtt_seconds";
 
-    private static final int STEPS_PER_OCTAVE = 4;
-    private static final int OCTAVES = 24;
-    /** Finite bucket bounds: 2^(k/4) µs for k = 0..96. */
-    private static final int BOUNDS = OCTAVES * STEPS_PER_OCTAVE + 1;
-    private static final double NANOS_PER_MICRO = 1e3;
-    private static final double NANOS_PER_SECOND = 1e9;
-
-    /** Samples per bucket (not cumulative); the last one is +Inf. */
-    private final AtomicLongArray counts = new AtomicLongArray(BOUNDS + 1);
-    private final LongAdder sumNanos = new LongAdder();
-    private final AtomicLong maxNanos = new AtomicLong();
+    private final LogHistogram histogram = new LogHistogram(NAME, "Round-trip times of the server's pings: from a "
+            + "ping's write to its answer's read (Heartbeat: the matched answer; the netty impl: the first read after "
+            + "it).", "The longest round trip of the server's pings.");
 
     /** Adds one round trip, in nanoseconds (below 0 counts as 0). */
     public void record(long nanos) {
-        long n = Math.max(0, nanos);
-        counts.incrementAndGet(bucket(n));
-        sumNanos.add(n);
-        maxNanos.accumulateAndGet(n, Math::max);
+        histogram.record(nanos);
     }
 
     /** The index of the first bucket whose bound is at least {@code nanos}; the last one is +Inf. */
     static int bucket(long nanos) {
-        double micros = nanos / NANOS_PER_MICRO;
-        if (micros <= 1) {
-            return 0;
-        }
-        int k = (int) Math.min(BOUNDS, Math.ceil(STEPS_PER_OCTAVE * Math.log(micros) / Math.log(2) - 1e-9));
-        while (k > 0 && bound(k - 1) >= micros) { // guard the floating point at exact bounds
-            k--;
-        }
-        while (k < BOUNDS && bound(k) < micros) {
-            k++;
-        }
-        return k;
-    }
-
-    /** Bucket {@code k}'s upper bound in microseconds. */
-    private static double bound(int k) {
-        return Math.pow(2, (double) k / STEPS_PER_OCTAVE);
+        return LogHistogram.bucket(nanos);
     }
 
     /** Samples recorded. */
     public long count() {
-        long n = 0;
-        for (int i = 0; i < counts.length(); i++) {
-            n += counts.get(i);
-        }
-        return n;
+        return histogram.count();
     }
 
     /** The Prometheus text of the histogram (version 0.0.4), current as of now. */
     public String exposition() {
-        StringBuilder out = new StringBuilder(8192);
-        out.append("# HELP ").append(NAME).append(" Round-trip times of the server's pings: from a ping's write to "
-                + "its answer's read (Heartbeat: the matched answer; the netty impl: the first read after it).\n");
-        out.append("# TYPE ").append(NAME).append(" histogram\n");
-        long cumulative = 0;
-        for (int k = 0; k < BOUNDS; k++) {
-            cumulative += counts.get(k);
-            out.append(NAME).append("_bucket{le=\"")
-                    .append(String.format(Locale.ROOT, "%.9g", bound(k) / 1e6)).append("\"} ")
-                    .append(cumulative).append('\n');
-        }
-        cumulative += counts.get(BOUNDS);
-        out.append(NAME).append("_bucket{le=\"+Inf\"} ").append(cumulative).append('\n');
-        out.append(NAME).append("_sum ").append(sumNanos.sum() / NANOS_PER_SECOND).append('\n');
-        out.append(NAME).append("_count ").append(cumulative).append('\n');
-        out.append("# HELP ").append(NAME).append("_max The longest round trip of the server's pings.\n");
-        out.append("# TYPE ").append(NAME).append("_max gauge\n");
-        out.append(NAME).append("_max ").append(maxNanos.get() / NANOS_PER_SECOND).append('\n');
-        return out.toString();
+        return histogram.exposition();
     }
 }

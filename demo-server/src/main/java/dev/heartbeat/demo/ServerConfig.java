@@ -176,6 +176,7 @@ public final class ServerConfig {
     private final int metricsPort;
     private final int workerThreads;
     private final Duration tick;
+    private final Duration loopLag; // null: not measured
     private final WorkerHost workerHost;
     private final boolean lazyHandOffs;
     private final Protocol protocol;
@@ -198,6 +199,7 @@ public final class ServerConfig {
         this.metricsPort = b.metricsPort;
         this.workerThreads = b.workerThreads;
         this.tick = b.tick;
+        this.loopLag = b.loopLag;
         this.workerHost = b.workerHost;
         this.lazyHandOffs = b.lazyHandOffs;
         this.protocol = b.protocol;
@@ -367,6 +369,11 @@ public final class ServerConfig {
         return tick;
     }
 
+    /** The period of the event loops' lag probes ({@code --loop-lag}, see {@link LoopLag}), or null for none. */
+    public Duration loopLag() {
+        return loopLag;
+    }
+
     /** How the peers' pings are policed, or null if they are not ({@code --police-pings}). */
     public PeerPingRules peerPingRules() {
         return peerPingRules;
@@ -434,6 +441,7 @@ public final class ServerConfig {
         private int metricsPort = DEFAULT_METRICS_PORT;
         private int workerThreads = Runtime.getRuntime().availableProcessors();
         private Duration tick;
+        private Duration loopLag;
         private WorkerHost workerHost = WorkerHost.LOOP;
         private boolean lazyHandOffs;
         private Protocol protocol = Protocol.LINE;
@@ -532,6 +540,12 @@ public final class ServerConfig {
             return this;
         }
 
+        /** The period of the event loops' lag probes ({@link LoopLag}); null (the default): none. */
+        public Builder loopLag(Duration period) {
+            this.loopLag = period;
+            return this;
+        }
+
         /** The protocol on the echo port ({@code --probe}). */
         public Builder protocol(Protocol protocol) {
             this.protocol = Objects.requireNonNull(protocol, "protocol");
@@ -572,6 +586,10 @@ public final class ServerConfig {
             }
             if (workerThreads < 1) {
                 throw new IllegalArgumentException("--worker-threads must be at least 1: " + workerThreads);
+            }
+            if (loopLag != null && (loopLag.isZero() || loopLag.isNegative())) {
+                throw new IllegalArgumentException("--loop-lag must be a positive duration: "
+                        + DurationConverter.format(loopLag));
             }
             requireProtocolFits();
             requireLifecycle();

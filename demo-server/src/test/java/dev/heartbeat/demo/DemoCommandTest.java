@@ -158,6 +158,18 @@ class DemoCommandTest {
         assertTrue(r[2].contains("--peer-ping-max-strikes: maxStrikes cannot be negative: -1"), r[2]);
     }
 
+    @Test
+    void loopLagIsOffByDefaultAndAPositiveDuration() {
+        assertNull(parse().loopLag());
+        assertEquals(Duration.ofMillis(1), parse("--loop-lag", "1ms").loopLag());
+        String[] r = execute("--loop-lag", "0s");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--loop-lag must be a positive duration: 0s"), r[2]);
+        r = execute("--loop-lag", "-1ms");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("--loop-lag") && r[2].contains("'-1ms' is not a duration"), r[2]);
+    }
+
     private static void assertRefused(String expected, String... args) {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> parse(args), String.join(" ", args));

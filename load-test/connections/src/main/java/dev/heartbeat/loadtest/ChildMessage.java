@@ -73,6 +73,6 @@ sealed interface ChildMessage {
     record LocalServer(long heapBeforeBytes, long heapAfterBytes, long connectionsAtHeap, long idleClosesAtHeap,
             long pingsAtHeap, long serverCpuNs, Long workerCpuNs, long processCpuNs, long connectServerCpuNs,
             Map<String, Double> counters, long pingsSent, long idleCloses, long openAtEnd,
-            Map<String, Double> metricsAtEnd, Long drainRequested) {
+            Map<String, Double> metricsAtEnd, Long drainRequested, Map<String, Double> loopLagInWindow) {
     }
 }

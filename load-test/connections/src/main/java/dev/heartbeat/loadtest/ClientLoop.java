@@ -78,6 +78,7 @@ final class ClientLoop {
 
     private final Histogram lateness = Histograms.newMicros();
     private final Histogram echoLatency = Histograms.newMicros();
+    private final PerSecondHistograms echoPerSecond = new PerSecondHistograms();
     private final Histogram connectTime = Histograms.newMicros();
     private final Histogram abuseCloseTime = Histograms.newMicros();
     private final Histogram ageAtGoodbye = Histograms.newMicros();
@@ -451,6 +452,7 @@ final class ClientLoop {
         if (window.contains(intended)) {
             totals.echoesRecorded++;
             Histograms.recordNanos(echoLatency, now - intended);
+            echoPerSecond.recordNanos(intended, now - intended);
         }
     }
 
@@ -752,6 +754,7 @@ final class ClientLoop {
         }
         totals.lateness = lateness;
         totals.echoLatency = echoLatency;
+        totals.echoPerSecond = echoPerSecond;
         totals.connectTime = connectTime;
         totals.abuseCloseTime = abuseCloseTime;
         totals.ageAtGoodbye = ageAtGoodbye;

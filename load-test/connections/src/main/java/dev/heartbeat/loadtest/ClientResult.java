@@ -116,6 +116,8 @@ final class ClientResult {
     final Map<String, Long> connectFailureCauses = new LinkedHashMap<>();
     Histogram lateness = Histograms.newMicros();
     Histogram echoLatency = Histograms.newMicros();
+    /** The same echoes by the second their lines were intended in: a timeline's echo latency. */
+    PerSecondHistograms echoPerSecond = new PerSecondHistograms();
     Histogram connectTime = Histograms.newMicros();
     /** Flooders closed for ping abuse: from their latest ping (the clock read before its write) to the close. */
     Histogram abuseCloseTime = Histograms.newMicros();
@@ -199,6 +201,7 @@ final class ClientResult {
         o.connectFailureCauses.forEach((k, v) -> connectFailureCauses.merge(k, v, Long::sum));
         lateness.add(o.lateness);
         echoLatency.add(o.echoLatency);
+        echoPerSecond.add(o.echoPerSecond);
         connectTime.add(o.connectTime);
         abuseCloseTime.add(o.abuseCloseTime);
         ageAtGoodbye.add(o.ageAtGoodbye);

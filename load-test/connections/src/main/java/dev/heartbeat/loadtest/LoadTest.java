@@ -102,7 +102,7 @@ public final class LoadTest implements Callable<Integer> {
             "--max-age", "--max-age-jitter", "--max-age-jitter-mode", "--max-age-grace", "--action-budget"},
         {"Processes:", "--server-heap", "--client-heap", "--jvm-arg", "--server-threads", "--client-threads",
             "--max-connections-per-process", "--base-port", "--worker-host", "--hand-offs", "--demo-server-jar"},
-        {"Output:", "--out", "--check", "--help", "--version"}};
+        {"Output:", "--out", "--check", "--loop-lag", "--help", "--version"}};
 
     /** Lines per second of one active connection, at most: the client sends from a 1 ms tick. */
     private static final double MAX_ACTIVE_RATE = 1000;
@@ -300,6 +300,10 @@ public final class LoadTest implements Callable<Integer> {
             description = "Seed of the role shuffle, send phases and moments of death. Default: ${DEFAULT-VALUE}.")
     long seed;
 
+    @Option(names = "--loop-lag", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Servers' event-loop lag, probed every DURATION, in the report. Default: off.")
+    Duration loopLag;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Where the reports and logs go. Default: reports/load-test-<date>-<time>.")
     Path out;
@@ -392,6 +396,10 @@ public final class LoadTest implements Callable<Integer> {
         }
         boolean mixGiven = given("--mix");
         requireEveryFlagCounts();
+        if (loopLag != null && (loopLag.isZero() || loopLag.isNegative())) {
+            throw new IllegalArgumentException("--loop-lag must be a positive duration: "
+                    + DurationConverter.format(loopLag));
+        }
         if (tick != null) {
             // the scenario's tick 0 is the library's default: a given one is the library's to judge
             LibraryChecks.as("--tick", () -> HeartbeatMonitor.builder().tick(tick));
@@ -410,6 +418,7 @@ public final class LoadTest implements Callable<Integer> {
                 .tickNanos(tick == null ? 0 : tick.toNanos())
                 .workerHost(workerHost)
                 .lazyHandOffs(handOffs == HandOffs.LAZY)
+                .loopLagNanos(loopLag == null ? 0 : loopLag.toNanos())
                 .maxLine(maxLine)
                 .floodLines(floodLines)
                 .churnPerSecond(churnRate)
@@ -463,6 +472,9 @@ public final class LoadTest implements Callable<Integer> {
         }
         if (target.isEmpty()) {
             refuse("it names the endpoints of --target servers", "give --target", "--target-metrics");
+        } else {
+            refuse("--target servers run with the flags they were started with (their lag is read if they have it)",
+                    "start them with --loop-lag", "--loop-lag");
         }
     }
 

@@ -134,6 +134,9 @@ final class LocalCoordinator {
         result.connectServerCpuSeconds = server.connectServerCpuNs() / 1e9;
         result.serverCounters.putAll(server.counters());
         result.serverMetrics.add(server.metricsAtEnd());
+        if (server.loopLagInWindow() != null) {
+            result.loopLag.add(server.loopLagInWindow());
+        }
         result.pingsSent = server.pingsSent();
         result.idleCloses = server.idleCloses();
         result.drainRequested = server.drainRequested();

@@ -84,6 +84,9 @@ public final class LocalWorker {
                 .lazyHandOffs(s.lazyHandOffs)
                 .policePings(s.peerPingRules())
                 .lifecycle(s.lifecycle(impl));
+        if (s.loopLagNanos > 0) {
+            b.loopLag(Duration.ofNanos(s.loopLagNanos));
+        }
         if (s.tickNanos > 0) {
             b.tick(Duration.ofNanos(s.tickNanos));
         }
@@ -94,8 +97,11 @@ public final class LocalWorker {
         Scenario scenario = spec.scenario().scenario();
         EventLoopGroup boss = newGroup(1, "server-boss");
         EventLoopGroup workers = newGroup(spec.serverThreads(), "server-loop");
-        EchoPipeline echo = EchoPipeline.create(serverConfig(scenario, spec.impl(), spec.serverThreads()),
-                workers.next());
+        ServerConfig config = serverConfig(scenario, spec.impl(), spec.serverThreads());
+        EchoPipeline echo = EchoPipeline.create(config, workers.next());
+        if (config.loopLag() != null) {
+            echo.loopLag().start(workers, config.loopLag());
+        }
         EventLoopGroup clients = newGroup(spec.clientThreads(), "client-loop");
         LocalAddress address = new LocalAddress("load-test-" + ProcessHandle.current().pid());
         try {
@@ -131,6 +137,8 @@ public final class LocalWorker {
         private CpuSample windowStart;
         private CpuSample windowEnd;
         private Map<String, Double> metricsAtEnd;
+        private Map<String, Double> loopLagAtStart; // null: not measured
+        private Map<String, Double> loopLagInWindow;
         private Long drainRequested; // null: no drain
 
         Phases(Spec spec, ParentLink link, EchoPipeline echo, ClientDriver driver) {
@@ -175,6 +183,7 @@ public final class LocalWorker {
             phase.set("running");
             ParentLink.sleepUntil(start);
             windowStart = CpuSample.take(echo);
+            loopLagAtStart = loopLag();
             Scenario s = spec.scenario().scenario();
             if (s.drains()) { // never before its moment: the clients judge a DRAIN goodbye before it premature
                 ParentLink.sleepUntil(start + s.drainDelayNanos());
@@ -182,10 +191,17 @@ public final class LocalWorker {
             }
             ParentLink.sleepUntil(end);
             windowEnd = CpuSample.take(echo);
+            Map<String, Double> lagAtEnd = loopLag();
+            loopLagInWindow = lagAtEnd == null ? null : ServerLoopLag.window(loopLagAtStart, lagAtEnd);
             metricsAtEnd = ServerMetrics.of(echo);
             ClientResult result = driver.finish(TimeUnit.SECONDS.toNanos(30));
             phase.set("finished");
             return result;
+        }
+
+        /** The loop lag histogram's samples now, or null without {@code --loop-lag}. */
+        private Map<String, Double> loopLag() {
+            return echo.loopLag().started() ? ServerProbe.parseMetrics(echo.loopLag().exposition()) : null;
         }
 
         private ChildMessage.LocalServer collect() {
@@ -203,7 +219,8 @@ public final class LocalWorker {
             return new ChildMessage.LocalServer(heapBefore, heapAfter, connectionsAtHeap, idleClosesAtHeap,
                     pingsAtHeap, b.serverCpu(a), echo.monitor() == null ? null : b.worker - a.worker,
                     b.process - a.process, afterConnect.serverCpu(beforeConnect), counters, echo.pingsSent(),
-                    echo.idleCloses(), echo.counters().openConnections(), metricsAtEnd, drainRequested);
+                    echo.idleCloses(), echo.counters().openConnections(), metricsAtEnd, drainRequested,
+                    loopLagInWindow);
         }
     }
 

@@ -65,7 +65,13 @@ final class Report {
                 + "(demo-worker-*, local: server-loop-*), Heartbeat's worker (heartbeat-monitor), GC and JIT "
                 + "compiler threads, and the rest (threads that exited count as other). Wake-ups are voluntary "
                 + "context switches (the thread blocked, then was woken), per second over the window; the "
-                + "worker's are per server process, next to its own wake-up counter from /metrics."}};
+                + "worker's are per server process, next to its own wake-up counter from /metrics."},
+        {"Own CPU over none", "with --compare heartbeat,netty,none: each implementation's event loops + Heartbeat's "
+                + "worker + GC threads (Server threads) minus none's, which carries the same connections and traffic "
+                + "without idle handling: what the idle handling itself costs; the ratio is Heartbeat's over "
+                + "IdleStateHandler's (\"-\" unless IdleStateHandler's is above 0). The JIT compiler threads' excess "
+                + "over none is apart. Each figure is exact to about 0.01 s per thread, so a small difference is "
+                + "noise."}};
 
     /** The lateness goal's slack above one tick. */
     static final double LATENESS_SLACK_MILLIS = 20;
@@ -203,6 +209,14 @@ final class Report {
                     + secs(hb.serverCpuSeconds) + " vs " + secs(netty.serverCpuSeconds) + ")", "<= 1",
                     Double.isNaN(cpuRatio) ? null : cpuRatio <= 1, disturbed));
         }
+        MechanismCost cost = MechanismCost.of(this, transport);
+        if (cost != null) {
+            goals.add(new Goal("idle handling's own CPU over none (event loops + workers + GC), heartbeat / netty",
+                    ratio(cost.ratio()) + " (" + secs(cost.heartbeatOverNone()) + " vs " + secs(cost.nettyOverNone())
+                            + "; JIT over none apart: " + secs(cost.heartbeatJitOverNone()) + " vs "
+                            + secs(cost.nettyJitOverNone()) + ")", "reported", !Double.isNaN(cost.ratio()),
+                    hb.disturbingCpuSeconds() + netty.disturbingCpuSeconds() + none.disturbingCpuSeconds()));
+        }
         if (hb != null) {
             goals.add(new Goal("heartbeat worker CPU reported", secs(hb.workerCpuSeconds) + " ("
                     + pct(hb.workerCpuSeconds / hb.serverCpuSeconds) + " of the server CPU)", "reported",
@@ -228,9 +242,16 @@ final class Report {
         for (String t : transports()) {
             goals.put(t, goals(t));
         }
+        Map<String, ReportJson.MechanismCost> costs = new LinkedHashMap<>();
+        for (String t : transports()) {
+            MechanismCost c = MechanismCost.of(this, t);
+            if (c != null) {
+                costs.put(t, c.toJson());
+            }
+        }
         List<String> failures = checkFailures();
         return new ReportJson("heartbeat load-test", command, startedAt, RunResult.round(wallSeconds), machine(), sc,
-                settings, byImpl, goals, new ReportJson.Check(failures.isEmpty(), failures));
+                settings, byImpl, goals, costs, new ReportJson.Check(failures.isEmpty(), failures));
     }
 
     static ReportJson.Machine machine() {
@@ -367,6 +388,13 @@ final class Report {
                             + num(r.serverMetrics.rttQuantileMillis(0.99)) + " / " + num(r.serverMetrics.rttMaxMillis())
                             + " (" + Progress.count(r.serverMetrics.rttCount()) + ")", null));
         }
+        if (runs.stream().anyMatch(r -> r.loopLag.count() > 0)) {
+            rows.add(row("servers' event-loop lag p50 / p99 / p99.9 / max (us; samples)", runs,
+                    r -> r.loopLag.count() == 0 ? "-" : num(r.loopLag.quantileMicros(0.5)) + " / "
+                            + num(r.loopLag.quantileMicros(0.99)) + " / " + num(r.loopLag.quantileMicros(0.999))
+                            + " / " + num(r.loopLag.maxMicros()) + " (" + Progress.count(r.loopLag.count()) + ")",
+                    null));
+        }
         if (runs.stream().anyMatch(r -> r.client.overLongLines + r.client.floodPingsSent
                 + r.client.junkLinesSent > 0)) {
             rows.add(row("over-long lines: decoder closes / sent (max ms after)", runs, r -> r.client.lineCloses
@@ -405,7 +433,7 @@ final class Report {
         rows.add(row("server CPU while connecting (s)", runs, r -> num(r.connectServerCpuSeconds),
                 ratios ? ratio(hb.connectServerCpuSeconds / netty.connectServerCpuSeconds) : null));
         rows.add(row("other processes' CPU in the run (s)", runs, r -> num(r.otherCpuSeconds), null));
-        cpuRows(rows, transport, runs, ratios ? hb : null, netty);
+        cpuRows(this, rows, transport, runs, ratios ? hb : null, netty);
         rows.add(row("connect phase (s)", runs, r -> num(r.connectSeconds()), null));
         rows.add(row("pings sent by the servers, since they started", runs,
                 r -> r.pingsSent < 0 ? "-" : Progress.count(r.pingsSent), null));
@@ -453,7 +481,7 @@ final class Report {
     }
 
     /** The machine's CPU split and the server threads' split over the run window ({@link CpuSplit}). */
-    private static void cpuRows(List<Row> rows, String transport, List<RunResult> runs, RunResult hb,
+    private static void cpuRows(Report report, List<Row> rows, String transport, List<RunResult> runs, RunResult hb,
             RunResult netty) {
         boolean ratios = hb != null && hb.cpu != null && netty.cpu != null;
         rows.add(row("machine busy = servers + clients + harness + everything else (s)", runs, r -> split(r,
@@ -478,6 +506,15 @@ final class Report {
                         num(c.thread(MachineCpu.ThreadKind.JIT)), num(c.thread(MachineCpu.ThreadKind.OTHER)))),
                 ratios ? ratio(hb.cpu.thread(MachineCpu.ThreadKind.EVENT_LOOP)
                         / netty.cpu.thread(MachineCpu.ThreadKind.EVENT_LOOP)) + " (event loops)" : null));
+        MechanismCost cost = MechanismCost.of(report, transport);
+        if (cost != null) {
+            rows.add(row("own CPU over none: event loops + workers + GC, minus none's (s)", runs,
+                    r -> Scenario.NONE.equals(r.impl) ? "(" + num(cost.noneSeconds()) + ")"
+                            : num(cost.overNone(r.impl)) + " (" + num(cost.mechanism(r.impl)) + " - "
+                            + num(cost.noneSeconds()) + ")", ratio(cost.ratio())));
+            rows.add(row("JIT compiler threads over none (s; apart from the above)", runs,
+                    r -> Scenario.NONE.equals(r.impl) ? "-" : num(cost.jitOverNone(r.impl)), null));
+        }
         if (RunPlan.LOCAL.equals(transport)) {
             rows.add(row("client loops in the server's JVM (s)", runs,
                     r -> split(r, c -> num(c.thread(MachineCpu.ThreadKind.CLIENT_LOOP))), null));

@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
  */
 record ReportJson(String tool, String command, String startedAt, Double wallSeconds, Machine machine,
         ScenarioPart scenario, SettingsPart settings, Map<String, Map<String, Run>> results,
-        Map<String, List<Report.Goal>> goals, Check check) {
+        Map<String, List<Report.Goal>> goals, Map<String, MechanismCost> mechanismCost, Check check) {
 
     record Machine(int cores, Long memoryBytes, String os, String java, String netty, long openFileLimit) {
     }
@@ -34,6 +34,16 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
     record Check(boolean passed, List<String> failures) {
     }
 
+    /**
+     * Per transport, with {@code --compare heartbeat,netty,none}: each implementation's event loops + worker + GC
+     * from {@code /proc}, their excess over none, Heartbeat's over {@code IdleStateHandler}'s, and the JIT threads'
+     * excess over none apart ({@link dev.heartbeat.loadtest.MechanismCost}). Seconds; null: not measured.
+     */
+    record MechanismCost(Double heartbeatSeconds, Double nettySeconds, Double noneSeconds, Double heartbeatOverNone,
+            Double nettyOverNone, Double heartbeatOverNettyRatio, Double heartbeatJitOverNone,
+            Double nettyJitOverNone) {
+    }
+
     /** One implementation on one transport ({@link RunResult}). */
     record Run(int connections, long connected, long connectFailures, long prematureCloses, long expectedCloses,
             long observedCloses, long leftOpen, long unexpectedCloses, long wrongReasonCloses,
@@ -45,7 +55,15 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
             long clientErrors, Double wallSeconds, List<String> failureSamples, Map<String, Long> connectFailureCauses,
             List<String> notes, Percentiles percentiles, Histograms histograms, MachineCpu machineCpu,
             ServerThreads serverThreads, Edge edge, Soak soak, Flooders flooders, Aged aged, Storm storm,
-            Stalled stalled, SlowReaders slowReaders, Drain drain) {
+            Stalled stalled, SlowReaders slowReaders, Drain drain, List<PerSecondHistograms.Second> echoPerSecond,
+            LoopLag loopLagUs) {
+    }
+
+    /**
+     * The servers' event-loop lag in the window ({@code --loop-lag}; null without it): p50, p99, p99.9
+     * from the buckets of the window's histogram and its max, in microseconds, and the samples.
+     */
+    record LoopLag(Double p50, Double p99, Double p999, Double max, long count) {
     }
 
     /**

@@ -72,6 +72,8 @@ final class RunResult {
     final Map<String, Double> serverCounters = new LinkedHashMap<>();
     /** The servers' closes per reason and ping round trips at the end of the window, summed over them. */
     final ServerMetrics serverMetrics = new ServerMetrics();
+    /** The servers' event-loop lag in the window ({@code --loop-lag}; no samples without it). */
+    final ServerLoopLag loopLag = new ServerLoopLag();
     /** Soak: the servers' heap after a full GC during the window, summed over them, oldest first. */
     final List<HeapSample> heapSamples = new ArrayList<>();
 
@@ -469,6 +471,14 @@ final class RunResult {
                 round(serverMetrics.rttQuantileMillis(0.99)), n == 0 ? null : round(serverMetrics.rttMaxMillis()), n);
     }
 
+    /** The servers' event-loop lag in the window, in microseconds; null if not measured ({@code --loop-lag}). */
+    ReportJson.LoopLag loopLagJson() {
+        long n = loopLag.count();
+        return n == 0 ? null : new ReportJson.LoopLag(round(loopLag.quantileMicros(0.5)),
+                round(loopLag.quantileMicros(0.99)), round(loopLag.quantileMicros(0.999)),
+                round(loopLag.maxMicros()), n);
+    }
+
     /** {@code v} to three decimals; null for NaN (not measured). */
     static Double round(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
@@ -521,7 +531,8 @@ final class RunResult {
                 new ReportJson.Soak(c.churned, c.reopened, List.copyOf(heapSamples),
                         round(heapSlopeBytesPerMinute())), floodersJson(),
                 s.agesConnections() ? agedJson(s) : null, s.storm ? stormJson(s) : null, stalledJson(s),
-                slowReadersJson(s), drainJson(s));
+                slowReadersJson(s), drainJson(s), c.echoPerSecond.series(PerSecondHistograms.epochMinusNanoTime()),
+                loopLagJson());
     }
 
     private ReportJson.Aged agedJson(Scenario s) {

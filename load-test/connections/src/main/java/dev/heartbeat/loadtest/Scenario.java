@@ -156,6 +156,8 @@ final class Scenario {
     final ServerConfig.WorkerHost workerHost;
     /** Whether Heartbeat's servers hand pings to their event loops lazily (the demo server's --hand-offs). */
     final boolean lazyHandOffs;
+    /** The period of the servers' event-loop lag probes (the demo server's --loop-lag), or 0 for none. */
+    final long loopLagNanos;
     /** The servers' {@code --max-line}: longer lines close the connection. */
     final int maxLine;
     /** PING lines a {@link Role#PINGFLOOD} connection sends every millisecond. */
@@ -198,6 +200,7 @@ final class Scenario {
         this.tickNanos = b.tickNanos;
         this.workerHost = b.workerHost;
         this.lazyHandOffs = b.lazyHandOffs;
+        this.loopLagNanos = b.loopLagNanos;
         this.maxLine = b.maxLine;
         this.floodLines = b.floodLines;
         this.churnPerSecond = b.churnPerSecond;
@@ -619,6 +622,9 @@ final class Scenario {
             }
         }
         flags.addAll(List.of("--max-line", Integer.toString(maxLine)));
+        if (loopLagNanos > 0) {
+            flags.addAll(List.of("--loop-lag", nanos(loopLagNanos)));
+        }
         ServerConfig.Lifecycle life = lifecycle(impl, servers);
         if (!life.maxAge().isZero()) {
             flags.addAll(List.of("--max-age", nanos(life.maxAge().toNanos()), "--max-age-jitter",
@@ -664,7 +670,7 @@ final class Scenario {
             long pingTimeoutNs, int maxMissedPings, long activePeriodNs, long durationNs, long seed, long tickNs,
             String workerHost, int maxLine, int floodLines, double churnPerSecond, String probe, long maxAgeNs,
             double maxAgeJitter, String maxAgeJitterMode, long maxAgeGraceNs, boolean storm, int actionBudget,
-            long writeStallNs, long drainNs, boolean lazyHandOffs) {
+            long writeStallNs, long drainNs, boolean lazyHandOffs, long loopLagNs) {
 
         /** The scenario again, validated as when it was built. */
         Scenario scenario() {
@@ -677,7 +683,8 @@ final class Scenario {
                     .protocol(ServerConfig.Protocol.valueOf(probe.toUpperCase(Locale.ROOT))).maxAgeNanos(maxAgeNs)
                     .maxAgeJitter(maxAgeJitter).maxAgeJitterMode(JitterMode.valueOf(maxAgeJitterMode.toUpperCase(
                             Locale.ROOT))).maxAgeGraceNanos(maxAgeGraceNs).storm(storm).actionBudget(actionBudget)
-                    .writeStallNanos(writeStallNs).drainNanos(drainNs).lazyHandOffs(lazyHandOffs).build();
+                    .writeStallNanos(writeStallNs).drainNanos(drainNs).lazyHandOffs(lazyHandOffs)
+                    .loopLagNanos(loopLagNs).build();
         }
     }
 
@@ -686,7 +693,7 @@ final class Scenario {
                 pingTimeoutNanos, maxMissedPings, activePeriodNanos, durationNanos, seed, tickNanos,
                 workerHost.toString(), maxLine, floodLines, churnPerSecond, protocol.toString(), maxAgeNanos,
                 maxAgeJitter, maxAgeJitterMode.name().toLowerCase(Locale.ROOT), maxAgeGraceNanos, storm, actionBudget,
-                givenWriteStallNanos, drainNanos, lazyHandOffs);
+                givenWriteStallNanos, drainNanos, lazyHandOffs, loopLagNanos);
     }
 
     /**
@@ -751,6 +758,7 @@ final class Scenario {
         private long tickNanos;
         private ServerConfig.WorkerHost workerHost = ServerConfig.WorkerHost.LOOP;
         private boolean lazyHandOffs;
+        private long loopLagNanos;
         private int maxLine = ServerConfig.DEFAULT_MAX_LINE;
         private int floodLines = 1;
         private double churnPerSecond;
@@ -830,6 +838,12 @@ final class Scenario {
             return this;
         }
 
+        /** The servers' {@code --loop-lag} period; 0: not measured. */
+        Builder loopLagNanos(long n) {
+            this.loopLagNanos = n;
+            return this;
+        }
+
         Builder maxLine(int bytes) {
             this.maxLine = bytes;
             return this;
@@ -905,6 +919,9 @@ final class Scenario {
         Scenario build() {
             if (connections < 1) {
                 throw new IllegalArgumentException("--connections must be at least 1: " + connections);
+            }
+            if (loopLagNanos < 0) {
+                throw new IllegalArgumentException("--loop-lag must be a positive duration: " + loopLagNanos + "ns");
             }
             if (activePeriodNanos < TimeUnit.MILLISECONDS.toNanos(1)) {
                 throw new IllegalArgumentException("--active-rate must be at most 1000 lines per second: "

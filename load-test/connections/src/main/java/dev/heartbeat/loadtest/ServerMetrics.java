@@ -138,26 +138,35 @@ final class ServerMetrics {
      * {@code +Inf} bucket is the largest finite bound.
      */
     double rttQuantileMillis(double q) {
-        long total = rttCount();
+        return quantile(rttBuckets, q) * 1e3;
+    }
+
+    /**
+     * The {@code q} quantile (0 to 1) of a Prometheus histogram (bucket bound to the samples at or below
+     * it), interpolated linearly within its bucket as Prometheus does (the first bucket from 0), in the
+     * bounds' unit; NaN without samples. A quantile in the {@code +Inf} bucket is the largest finite bound.
+     */
+    static double quantile(NavigableMap<Double, Double> cumulative, double q) {
+        long total = cumulative.isEmpty() ? 0 : (long) (double) cumulative.lastEntry().getValue();
         if (total == 0) {
             return Double.NaN;
         }
         double rank = q * total;
         double lower = 0;
         double below = 0;
-        for (Map.Entry<Double, Double> b : rttBuckets.entrySet()) {
+        for (Map.Entry<Double, Double> b : cumulative.entrySet()) {
             if (b.getValue() >= rank) {
                 if (Double.isInfinite(b.getKey())) {
-                    return lower * 1e3;
+                    return lower;
                 }
                 double inBucket = b.getValue() - below;
                 double fraction = inBucket <= 0 ? 1 : (rank - below) / inBucket;
-                return (lower + (b.getKey() - lower) * fraction) * 1e3;
+                return lower + (b.getKey() - lower) * fraction;
             }
             lower = b.getKey();
             below = b.getValue();
         }
-        return lower * 1e3;
+        return lower;
     }
 
     /** The longest RTT in milliseconds, or NaN. */

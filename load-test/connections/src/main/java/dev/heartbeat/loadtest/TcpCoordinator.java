@@ -276,6 +276,9 @@ final class TcpCoordinator {
                 result.pingsSent = (long) sum(windowEnd, m -> ServerProbe.value(m, PINGS_SENT));
                 result.pingsSentInWindow = (long) delta(windowEnd, windowStart, PINGS_SENT);
                 windowEnd.forEach(result.serverMetrics::add);
+                for (int i = 0; i < windowEnd.size(); i++) {
+                    result.loopLag.add(ServerLoopLag.window(windowStart.get(i), windowEnd.get(i)));
+                }
                 result.idleCloses = (long) sum(windowEnd, m -> idleCloses(m));
             }
             for (ChildProcess c : clients) {

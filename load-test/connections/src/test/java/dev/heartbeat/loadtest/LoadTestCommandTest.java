@@ -16,6 +16,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -226,6 +227,28 @@ class LoadTestCommandTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
         assertTrue(e.getMessage().startsWith(expected), "expected '" + expected + "' at the start of: "
                 + e.getMessage());
+    }
+
+    @Test
+    void loopLagIsAPositiveDurationPassedToEveryServer() {
+        assertRefused("--loop-lag must be a positive duration: 0s", "--loop-lag", "0s");
+        assertRefused("Invalid value for option '--loop-lag': '-1ms' is not a duration", "--loop-lag", "-1ms");
+        assertRefused("--loop-lag 1ms would do nothing", "--target", "127.0.0.1:7000", "--compare", "heartbeat",
+                "--loop-lag", "1ms");
+        CommandLine cmd = LoadTest.commandLine();
+        cmd.parseArgs((LoadTest.SMOKE_TEST + " --loop-lag 1ms").split(" "));
+        Scenario s = ((LoadTest) cmd.getCommand()).scenario();
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(1), s.loopLagNanos);
+        for (String impl : List.of(Scenario.HEARTBEAT, Scenario.NETTY, Scenario.NONE)) {
+            assertTrue(String.join(" ", s.serverFlags(impl, 1)).contains("--loop-lag 1000000ns"), impl);
+        }
+        assertEquals(s.settings(), s.settings().scenario().settings(), "the period survives the JSON hand-over");
+        assertEquals(Duration.ofMillis(1), LocalWorker.serverConfig(s, Scenario.NETTY, 1).loopLag());
+        cmd = LoadTest.commandLine();
+        cmd.parseArgs(LoadTest.SMOKE_TEST.split(" "));
+        Scenario off = ((LoadTest) cmd.getCommand()).scenario();
+        assertFalse(String.join(" ", off.serverFlags(Scenario.HEARTBEAT, 1)).contains("--loop-lag"), "off by default");
+        assertNull(LocalWorker.serverConfig(off, Scenario.HEARTBEAT, 1).loopLag());
     }
 
     @Test
