@@ -197,6 +197,11 @@ final class PingPolicy extends HandlerPolicy {
                 return missed(h, cfg, silentSince, now, poll);
             }
         }
+        if (probe != null && (h.judgement() & MISSED_BITS) != 0 && probe.answeredSince(h.pingDecidedAt())) {
+            // The latest ping written was answered after the re-ping decided for its miss, which was given up
+            // unwritten: the answer settles it as it would have while it waited (see ProbeState.onInbound).
+            clearMissedPings(h);
+        }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
         if (busy && !cfg.pingWhenWriterIdle) {
             h.awaitAnswer(false);

@@ -1,0 +1,71 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Failures the interaction model ({@link InteractionModelTest}) found, each cut down to the few steps
+ * that show it, in virtual time; the Javadoc of each names the seed it came from.
+ */
+class InteractionModelRegressionTest {
+
+    /** A verdict comes up to a wheel tick after its time, and is delivered by the next cycle. */
+    private static final long LATE = 3;
+
+    private final VirtualTime.World world = new VirtualTime.World(30);
+
+    @AfterEach
+    void tearDown() {
+        world.close();
+    }
+
+    /** Moves the worker on by {@code millis} while the channels' event loop runs nothing: a lagging loop. */
+    private void workerOnly(long millis) {
+        VirtualTime.advance(world.ticker, world.monitor, millis, List.of());
+    }
+
+    /** A read and its read-complete, without running the channel's pending tasks (writeInbound would). */
+    private static void read(EmbeddedChannel ch, Object msg) {
+        ch.pipeline().fireChannelRead(msg);
+        ch.pipeline().fireChannelReadComplete();
+    }
+
+    /**
+     * Seed 202 (there an action budget held the re-ping; here a read skips it): the answer to the only
+     * ping written, coming before any newer ping was written, forgives the misses, as it does when it
+     * finds a re-ping decided and not written yet ({@code ProbeState}: "a re-ping decided before this
+     * answer and not yet written must find it answered"). The worker gives up on an unwritten re-ping a
+     * timeout after deciding it; an answer after that was lost: the streak stood, and the next ping's
+     * miss closed the channel one ping early.
+     */
+    @Test
+    void anAnswerAfterAGivenUpRePingStillForgivesTheMisses() {
+        HeartbeatConfig pings = HeartbeatConfig.ping(LineProbe.INSTANCE).interval(Duration.ofSeconds(2))
+                .timeout(Duration.ofSeconds(1)).maxMissedPings(2).ackMode(AckMode.MATCHED_EXTENDS).build();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(pings));
+        world.step(2_000 + LATE);
+        assertEquals(LineProbe.PING, ch.readOutbound(), "the first ping, at 2 s");
+        workerOnly(1_000 + LATE); // missed at 3 s: a re-ping is decided, not written yet
+        read(ch, "DATA"); // the peer talks first: MATCHED_EXTENDS, its deadline moved, the re-ping is skipped
+        assertNull(ch.readOutbound(), "no re-ping: the read moved the first ping's deadline");
+        world.step(1_500); // 4.5 s: the worker gave up on the skipped re-ping at 4 s
+        read(ch, LineProbe.PONG); // the answer to the only ping written: the peer is alive
+        world.step(2_000 + LATE); // 6.5 s: two seconds after the answer (a read too), the next ping
+        assertEquals(LineProbe.PING, ch.readOutbound(), "the next ping");
+        world.step(1_000 + LATE);
+        assertTrue(ch.isOpen(), "one ping missed since the answer, of 2 allowed: still open");
+        assertEquals(LineProbe.PING, ch.readOutbound(), "pinged again instead");
+    }
+}
