@@ -353,6 +353,13 @@ final class PingPolicy extends HandlerPolicy {
         }
         long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
+            GuardState g = h.guardState();
+            if (g != null && g.holding && h.pingOnWire() && written - g.heldSince > 0) {
+                // The re-check of a held close, and a ping was written since the hold began: the worker decides
+                // none while it holds a ping-timeout close, so the missed streak was settled (answered) and this
+                // is a new ping, with its own timeout; the worker judges it (interaction model, seed 44).
+                return;
+            }
             if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
                 // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
                 // last ping could not be written (then written is the attempt) and the peer talked since.

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -67,5 +68,38 @@ class InteractionModelRegressionTest {
         world.step(1_000 + LATE);
         assertTrue(ch.isOpen(), "one ping missed since the answer, of 2 allowed: still open");
         assertEquals(LineProbe.PING, ch.readOutbound(), "pinged again instead");
+    }
+
+    /**
+     * Seed 44 (family 105): a ping-timeout close held by the veto is re-checked at the extension's end
+     * against the ping on the wire then. The peer answered the missed ping during the hold and was
+     * pinged again since; the re-check found the new ping unanswered (it was 400 ms old, of a 500 ms
+     * timeout) and asked the veto about, and made, a close for it. A ping written since the hold began
+     * means the streak the held close was for was settled (the worker decides no ping while it holds a
+     * ping-timeout close): the held close is dropped, and the new ping has its own timeout.
+     */
+    @Test
+    void aHeldPingTimeoutIsDroppedWhenTheMissedPingWasAnsweredAndANewOneWritten() {
+        List<CloseReason> asked = new ArrayList<>();
+        HeartbeatConfig pings = HeartbeatConfig.ping(LineProbe.INSTANCE).interval(Duration.ofSeconds(1))
+                .timeout(Duration.ofMillis(500)).maxMissedPings(1).beforeClose((c, reason) -> {
+                    asked.add(reason);
+                    return CloseDecision.extend(Duration.ofMillis(1_500));
+                }).maxCloseHold(Duration.ofSeconds(10)).build();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(pings));
+        world.step(1_000 + LATE);
+        assertEquals(LineProbe.PING, ch.readOutbound(), "the first ping, at 1 s");
+        world.step(500 + LATE);
+        assertEquals(List.of(CloseReason.PING_TIMEOUT), asked, "missed at 1.5 s: the veto holds the close to 3 s");
+        world.step(100);
+        ch.writeInbound("DATA"); // 1.6 s: ANY_INBOUND, the ping is answered
+        world.step(1_000 + LATE);
+        assertEquals(LineProbe.PING, ch.readOutbound(), "a new ping a second after the answer, at 2.6 s");
+        world.step(400); // 3 s: the hold's end
+        assertTrue(ch.isOpen(), "the new ping has not had its timeout");
+        assertEquals(List.of(CloseReason.PING_TIMEOUT), asked, "and the veto is not asked about it before");
+        world.step(100 + LATE);
+        assertEquals(List.of(CloseReason.PING_TIMEOUT, CloseReason.PING_TIMEOUT), asked,
+                "asked when the new ping missed, at 3.1 s");
     }
 }
