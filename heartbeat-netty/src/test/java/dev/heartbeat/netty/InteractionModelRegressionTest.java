@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -101,5 +102,41 @@ class InteractionModelRegressionTest {
         world.step(100 + LATE);
         assertEquals(List.of(CloseReason.PING_TIMEOUT, CloseReason.PING_TIMEOUT), asked,
                 "asked when the new ping missed, at 3.1 s");
+    }
+
+    /**
+     * Family 109 (seed 207), decided: Heartbeat's own goodbye is no write activity (it is written from
+     * the handler's context, as an {@code IdleStateHandler} does not see a write of its own handler's
+     * context), but the application's writes its flush sends complete then, and count as writes, as
+     * {@code IdleStateHandler} counts a write at its completion. The model missed the second half: it
+     * expected an all-idle event a timeout after the last flushed write, where a write (void promise)
+     * left unflushed completed with the goodbye. (This pins the behaviour the model now encodes; the
+     * code did not change.)
+     */
+    @Test
+    void theGoodbyeIsNoWriteButTheWritesItFlushesCount() {
+        VirtualTime.Recorder r = world.recorder();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .allIdle(Duration.ofMillis(200)).maxAge(Duration.ofMillis(700)).maxAgeGrace(Duration.ofMillis(600))
+                .goodbye(LineProbe.INSTANCE).build()), r);
+        ch.writeAndFlush("OUT");
+        world.step(1_000 + LATE);
+        assertEquals(List.of("OUT", "BYE MAX_AGE"), List.copyOf(ch.outboundMessages()));
+        ch.outboundMessages().clear();
+        assertEquals(List.of(201L, 401L, 601L, 701L, 801L, 1001L), r.times,
+                "idle events every 200 ms from the write, the goodbye (at 700 ms) not counted: " + r.events);
+
+        VirtualTime.Recorder r2 = world.recorder();
+        EmbeddedChannel unflushed = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .allIdle(Duration.ofMillis(200)).maxAge(Duration.ofMillis(700)).maxAgeGrace(Duration.ofMillis(600))
+                .goodbye(LineProbe.INSTANCE).build()), r2);
+        unflushed.write("OUT", unflushed.voidPromise()); // left unflushed: not complete, no write yet
+        world.step(1_000 + LATE);
+        assertEquals(List.of("OUT", "BYE MAX_AGE"), List.copyOf(unflushed.outboundMessages()));
+        assertEquals(5, r2.events.size(), "three events, the goodbye, one event: " + r2.events);
+        assertEquals(IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, r2.events.get(4),
+                "the write completed with the goodbye's flush: a new idle spell");
+        long after = r2.times.get(4) - r2.times.get(3);
+        assertTrue(after >= 200 && after <= 200 + LATE, "200 ms after the goodbye's flush: " + r2.times);
     }
 }

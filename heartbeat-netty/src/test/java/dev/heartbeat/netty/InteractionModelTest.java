@@ -629,7 +629,16 @@ class InteractionModelTest {
                 } else if (msg instanceof String s && s.startsWith(LineProbe.BYE)) {
                     c.byeFrames++;
                     checkAtMostOneCloseAndGoodbye(c);
-                    c.pending = false;
+                    if (c.pending) {
+                        // The goodbye's flush flushed the application's writes waiting before it: they complete
+                        // now, and count as writes, as IdleStateHandler counts a write at its completion. The
+                        // goodbye itself is Heartbeat's own, written from its handler's context, and is no
+                        // write activity (lifecycle-guards.md; family 109, seed 207: the model missed this).
+                        if (c.pendingWriteConfig == c.reconfigures) {
+                            c.lastWriteSure = now();
+                        }
+                        flushed(c);
+                    }
                 }
             }
         }
