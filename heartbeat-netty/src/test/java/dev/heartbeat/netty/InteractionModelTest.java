@@ -1018,7 +1018,13 @@ class InteractionModelTest {
                 return "drain: the drain at " + c.drainAt / MS + " ms was to close it by " + c.drainBy / MS + " ms";
             }
             ModelSpec s = c.spec;
-            long hold = s.maxHold;
+            // CloseDecision#extend: "a delay under 10 ms: 10 ms later, when the worker looks for the hold"; the
+            // last extension of an episode is cut to what is left of maxCloseHold, which can be under 10 ms,
+            // so the bound's close comes up to that look later (family 1, seed 50: the model left it out).
+            long hold = s.maxHold == 0 ? 0 : s.maxHold + CloseSequence.HOLD_LOOK_NANOS;
+            // A held close is handed to the event loop twice, when first asked and at its re-check, each an
+            // action through the budget ("by at most (actions waiting) / perSecond"): the deferral twice (seed 28).
+            hold += hold == 0 ? 0 : budgetSlack;
             // A goodbye said: HeartbeatGoodbyeEvent "closes the channel grace() later" (terminal).
             if (c.goodbyeEvents > 0) {
                 long by = c.goodbyeAt + c.goodbyeGrace + GOODBYE_WAIT + maxHoldOfAll() + SLACK + budgetSlack;
@@ -1103,7 +1109,7 @@ class InteractionModelTest {
         private long maxHoldOfAll() {
             long max = 0;
             for (ModelSpec s : specs) {
-                max = Math.max(max, s.maxHold);
+                max = Math.max(max, s.maxHold == 0 ? 0 : s.maxHold + CloseSequence.HOLD_LOOK_NANOS);
             }
             return max;
         }
