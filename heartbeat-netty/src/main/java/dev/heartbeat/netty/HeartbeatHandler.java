@@ -578,6 +578,17 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         ACTIONS.getAndBitwiseAnd(this, ~ON_WIRE); // before the hand-off, so before the event loop's write
     }
 
+    /**
+     * Worker only, ping policy: the policy starts at {@code start}: the write slot, which may hold
+     * another policy's check time ahead of now, is set before any ping this policy can decide, so that
+     * no ping decided from now reads it as its write attempt (see {@code PingPolicy.attemptFailed}).
+     * The event loop writes the slot only for a ping verdict reached after this.
+     */
+    void pingSlotsFrom(long start) {
+        slot0 = start - 1;
+        SLOT1.setOpaque(this, start - 1);
+    }
+
     /** Worker only, ping policy: when the pending ping was decided. */
     long pingDecidedAt() {
         return slot0;

@@ -131,6 +131,7 @@ final class PingPolicy extends HandlerPolicy {
     @Override
     void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
         clearMissedPings(h);
+        h.pingSlotsFrom(start); // no stale stamp of another policy reads as a ping's failed write (seed 209)
     }
 
     @Override
@@ -197,6 +198,11 @@ final class PingPolicy extends HandlerPolicy {
                 }
                 return missed(h, cfg, silentSince, now, poll);
             }
+        }
+        if (probe != null && (h.judgement() & MISSED_BITS) != 0 && probe.answeredSince(h.pingDecidedAt())) {
+            // The latest ping written was answered after the re-ping decided for its miss, which was given up
+            // unwritten: the answer settles it as it would have while it waited (see ProbeState.onInbound).
+            clearMissedPings(h);
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
         if (busy && !cfg.pingWhenWriterIdle) {
@@ -349,6 +355,13 @@ final class PingPolicy extends HandlerPolicy {
         }
         long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
+            GuardState g = h.guardState();
+            if (g != null && g.holding && h.pingOnWire() && written - g.heldSince > 0) {
+                // The re-check of a held close, and a ping was written since the hold began: the worker decides
+                // none while it holds a ping-timeout close, so the missed streak was settled (answered) and this
+                // is a new ping, with its own timeout; the worker judges it (interaction model, seed 44).
+                return;
+            }
             if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
                 // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
                 // last ping could not be written (then written is the attempt) and the peer talked since.

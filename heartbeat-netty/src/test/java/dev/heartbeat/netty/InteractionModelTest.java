@@ -95,7 +95,8 @@ class InteractionModelTest {
     /**
      * 105: the re-check of a held ping-timeout close performs it against the channel's current ping: a
      * peer that answered meanwhile, and was pinged again since, is asked about (and closed at the hold's
-     * bound) before the new ping had its timeout.
+     * bound) before the new ping had its timeout. Fixed: a held PING_TIMEOUT is dropped at its re-check
+     * when a ping was written since the hold began ({@code InteractionModelRegressionTest}).
      */
     static final int NEW_STALE_RECHECK = 105;
     /**
@@ -116,9 +117,8 @@ class InteractionModelTest {
     static final int NEW_OVERLOAD_LATE = 108;
     /**
      * 109: an idle event, or a ping timeout, later than the model expects during a max-age grace, after
-     * the goodbye was written (seeds 52, 207, 156): whether Heartbeat's own goodbye write is activity (a
-     * write for writer idleness and {@code whenWriterIdle} pings) is not settled by the docs; to be
-     * decided and documented.
+     * the goodbye was written (seeds 52, 207, 156). Decided (lifecycle-guards.md): the goodbye is no write
+     * activity, the application writes its flush completes are; the model missed the second half. Closed.
      */
     static final int NEW_EVENT_IN_GRACE = 109;
     /**
@@ -126,17 +126,14 @@ class InteractionModelTest {
      * guards every other promise; each is listed in issue 26's note with its soonest seed.
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,6,12,14,101,102,103,104,105,106,107,109";
+    static final String OPEN_ITEMS = "1,101,102,104,107";
     /**
-     * The checks whose violations are still tolerated by default, whatever item they are: besides the
-     * families above, these three still find failures the model cannot place on a listed item (3 of the
-     * episodes of seeds 1-1000; issue 26's note lists them with seeds). Their violations are counted and
-     * the channel is left alone; every other check is enforced ({@code checkNoEntryExpiredTwicePerDueTime}
-     * since no episode of seeds 1-1000 breaks it). {@code -Dheartbeat.model.openChecks=} (empty) enforces
-     * them too.
+     * The checks whose every violation is still tolerated by default, whatever item it is: none. The
+     * surveys of seeds 1-500 and 501-1000 (11 failing episodes in all) place every failure left on an
+     * item of {@link #OPEN_ITEMS}; a failure the model cannot place fails the test.
+     * {@code -Dheartbeat.model.openChecks=checkNeverEarly,...} tolerates a check again.
      */
-    static final String OPEN_CHECKS = "checkNeverEarly,checkDueClosesHappenInTheirBound,"
-            + "checkVetoAskedAgainAtExtensionEnd";
+    static final String OPEN_CHECKS = "";
 
     private static final long STEPS = Long.getLong("heartbeat.model.steps", 1_000_000L);
     private static final int EPISODE_STEPS = Integer.getInteger("heartbeat.model.episode", 2_000);
@@ -443,16 +440,23 @@ class InteractionModelTest {
             long t = now();
             c.lastRead = t;
             c.episodeActivity = t;
+            // The probe matches answers in order under every ping configuration (LineProbe), whatever its ack
+            // mode: an answer settles the oldest waiting ping. A read under ANY_INBOUND settles the pings for the
+            // policy but answers none of them in the protocol: the peer still owes an answer to each, and the
+            // next answers are matched to the oldest (protocols-and-probes.md; the model once emptied the queue
+            // at any read under ANY_INBOUND, then took later answers to those pings for answers to newer ones:
+            // seed 300). Under an idle configuration no answer is looked at.
+            boolean answer = c.spec.pings() && LineProbe.PONG.equals(msg) && c.unanswered > 0;
+            if (answer) {
+                c.unanswered--;
+            }
             if (c.spec.ack == AckMode.ANY_INBOUND) {
                 c.pingsSinceSettle = 0; // "any inbound read answers it"
-                c.unanswered = 0;
-            } else if (LineProbe.PONG.equals(msg) && c.unanswered > 0) {
-                // Matched in order: an answer settles the oldest waiting ping; the latest is settled (and the
-                // pings missed in a row forgiven) by its own answer. (Lenient: a demanding user might read any
-                // answer as proof of life; see the report.)
-                if (--c.unanswered == 0) {
-                    c.pingsSinceSettle = 0;
-                }
+            } else if (answer && c.unanswered == 0) {
+                // Matched: the latest is settled (and the pings missed in a row forgiven) by its own answer; a late
+                // answer to an older ping leaves the misses counted (protocols-and-probes.md: "in the matched
+                // modes the miss already counted stands").
+                c.pingsSinceSettle = 0;
             }
             c.pingsSinceRead = 0;
             drainOutbound(c);
@@ -622,7 +626,16 @@ class InteractionModelTest {
                 } else if (msg instanceof String s && s.startsWith(LineProbe.BYE)) {
                     c.byeFrames++;
                     checkAtMostOneCloseAndGoodbye(c);
-                    c.pending = false;
+                    if (c.pending) {
+                        // The goodbye's flush flushed the application's writes waiting before it: they complete
+                        // now, and count as writes, as IdleStateHandler counts a write at its completion. The
+                        // goodbye itself is Heartbeat's own, written from its handler's context, and is no
+                        // write activity (lifecycle-guards.md; family 109, seed 207: the model missed this).
+                        if (c.pendingWriteConfig == c.reconfigures) {
+                            c.lastWriteSure = now();
+                        }
+                        flushed(c);
+                    }
                 }
             }
         }
@@ -722,7 +735,7 @@ class InteractionModelTest {
                 int kind = kindOf(idle.state());
                 note(c.id + " got " + idle.state());
                 checkNeverEarly(c, "idle event", null, kind);
-                c.eventFired(kind);
+                c.eventFired(kind, now());
             } else if (evt instanceof HeartbeatGoodbyeEvent bye) {
                 note(c.id + " got " + bye);
                 c.goodbyeEvents++;
@@ -829,8 +842,12 @@ class InteractionModelTest {
                             return "read " + idle / MS + " ms ago < closeWhenReaderIdle " + s.readerClose / MS + " ms";
                         }
                         // Builder#closeWhenReaderIdle: build() checks it "else the channel would close before its
-                        // first ping"; with read-silence pings a silent channel is pinged before it is closed.
-                        if (!s.writerMode && c.pingsSinceRead == 0 && budget == 0 && what.equals("close")) {
+                        // first ping"; with read-silence pings a silent channel is pinged before it is closed. A
+                        // ping still waiting for its answer (the matched modes: a read does not settle it) holds
+                        // the next one back, and the close comes "whatever the pings do": a peer that talked
+                        // since that ping but did not answer it may be closed without another (seed 348).
+                        if (!s.writerMode && c.pingsSinceRead == 0 && c.pingsSinceSettle == 0 && budget == 0
+                                && what.equals("close")) {
                             return "closed for READER_IDLE before its first ping since the last read";
                         }
                         return null;
@@ -998,7 +1015,13 @@ class InteractionModelTest {
                 return "drain: the drain at " + c.drainAt / MS + " ms was to close it by " + c.drainBy / MS + " ms";
             }
             ModelSpec s = c.spec;
-            long hold = s.maxHold;
+            // CloseDecision#extend: "a delay under 10 ms: 10 ms later, when the worker looks for the hold"; the
+            // last extension of an episode is cut to what is left of maxCloseHold, which can be under 10 ms,
+            // so the bound's close comes up to that look later (family 1, seed 50: the model left it out).
+            long hold = s.maxHold == 0 ? 0 : s.maxHold + CloseSequence.HOLD_LOOK_NANOS;
+            // A held close is handed to the event loop twice, when first asked and at its re-check, each an
+            // action through the budget ("by at most (actions waiting) / perSecond"): the deferral twice (seed 28).
+            hold += hold == 0 ? 0 : budgetSlack;
             // A goodbye said: HeartbeatGoodbyeEvent "closes the channel grace() later" (terminal).
             if (c.goodbyeEvents > 0) {
                 long by = c.goodbyeAt + c.goodbyeGrace + GOODBYE_WAIT + maxHoldOfAll() + SLACK + budgetSlack;
@@ -1042,6 +1065,13 @@ class InteractionModelTest {
                         continue;
                     }
                     long due = c.lastActivity(k) + (c.eventsOfSpell(k) + 1L) * s.idle[k] + SLACK + budgetSlack;
+                    if (budget > 0 && c.eventsOfSpell(k) > 0) {
+                        // An event deferred by the budget past the next one's time is merged with it (one pending
+                        // action word per channel: HeartbeatHandler#offerActions), so a spell under a saturated
+                        // budget has fewer events than timeouts: the next comes a timeout after the latest one,
+                        // deferred at most as one action is (seed 53: 5 actions/s for 4 channels).
+                        due = Math.max(due, c.lastEventAt[k] + s.idle[k] + SLACK + budgetSlack);
+                    }
                     if (t > due) {
                         return "idle event (kind " + k + ") due by " + due / MS + " ms";
                     }
@@ -1083,7 +1113,7 @@ class InteractionModelTest {
         private long maxHoldOfAll() {
             long max = 0;
             for (ModelSpec s : specs) {
-                max = Math.max(max, s.maxHold);
+                max = Math.max(max, s.maxHold == 0 ? 0 : s.maxHold + CloseSequence.HOLD_LOOK_NANOS);
             }
             return max;
         }
@@ -1355,6 +1385,8 @@ class InteractionModelTest {
         /** Per idle kind: the activity time the spell's events count from, and how many it had. */
         final long[] eventSpell = {NONE, NONE, NONE};
         final int[] eventCount = new int[3];
+        /** Per idle kind: when its latest event was fired. */
+        final long[] lastEventAt = {NONE, NONE, NONE};
         int pingsSinceSettle;
         /** Pings written and not yet matched by an answer (in order) since the last settle. */
         int unanswered;
@@ -1436,6 +1468,9 @@ class InteractionModelTest {
             reconfigures++;
             Arrays.fill(eventSpell, NONE);
             pingsSinceSettle = 0; // PingPolicy.start: "no missed pings"; the answers still match in order
+            if (!to.pings() && to.idle[0] > 0 && to.idle[1] > 0 && to.idle[2] > 0) {
+                unanswered = 0; // all three idle kinds keep their third check time where the probe's state was
+            }
             pingsSinceRead = 0;
             if (drainBy != NONE) {
                 reconfiguredSinceDrain = true;
@@ -1447,7 +1482,8 @@ class InteractionModelTest {
             return eventSpell[kind] == lastActivity(kind) ? eventCount[kind] : 0;
         }
 
-        void eventFired(int kind) {
+        void eventFired(int kind, long now) {
+            lastEventAt[kind] = now;
             eventCount[kind] = eventsOfSpell(kind) + 1;
             eventSpell[kind] = lastActivity(kind);
         }

@@ -90,6 +90,29 @@ class PolicySlotsTest {
     }
 
     /**
+     * Interaction model seed 209 (an action budget held the ping; here the event loop lags): an idle
+     * interlude left its next writer check time, ahead of now, in the slot that stamps a ping's write
+     * attempt. The first ping decided after the switch back, not yet written, then read as a ping
+     * whose write was attempted and failed (fail closed), and the channel was closed for
+     * PING_TIMEOUT without a ping ever written. A ping not written is waited for instead.
+     */
+    @Test
+    void aPingNotWrittenYetIsNoFailedAttemptAfterAnIdleInterlude() {
+        HeartbeatConfig pings = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(1))
+                .timeout(Duration.ofSeconds(1)).maxMissedPings(1).build();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .writerIdle(Duration.ofSeconds(4)).build()));
+        world.advance(4_000 + LATE); // the writer check ran: its next time (8 s) is in the ping's write slot
+        assertTrue(world.monitor.reconfigure(ch, pings));
+        world.advance(1); // the worker starts the ping policy
+        // The worker decides a ping 1 s after the switch; the event loop lags and runs only after 8 s.
+        VirtualTime.advance(world.ticker, world.monitor, 8_000, List.of());
+        ch.runPendingTasks();
+        assertEquals("PING", ch.readOutbound(), "the ping is written when the event loop runs");
+        assertTrue(ch.isOpen(), "a peer never pinged is not closed for PING_TIMEOUT");
+    }
+
+    /**
      * A ping-to-idle switch: the writer-idle check starts from the switch, though the shared slot
      * held the ping's write time, and fires exactly one writer-idle timeout later.
      */
