@@ -759,32 +759,30 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * ({@link Duplex#flushState}); a {@link WriteTracker}'s read the clock each.
      */
     final void onFlush(WriteSite site, ChannelHandlerContext ctx) {
-        Duplex duplex = site instanceof Duplex d ? d : null;
-        byte outer = duplex == null ? Duplex.NOT_FLUSHING : duplex.flushState;
-        boolean owed;
-        if (duplex == null) {
-            ctx.flush();
-            owed = false;
-        } else {
+        Duplex duplex = site instanceof Duplex d && d.flushState == Duplex.NOT_FLUSHING ? d : null; // outermost
+        if (duplex != null) {
             duplex.flushState = Duplex.FLUSHING;
-            try {
-                ctx.flush();
-            } finally {
+        }
+        try {
+            ctx.flush();
+        } finally { // whatever the flush did, no completion goes unstamped
+            boolean owed = false;
+            if (duplex != null) {
                 owed = duplex.flushState == Duplex.STAMP_OWED;
-                duplex.flushState = outer == Duplex.NOT_FLUSHING ? Duplex.NOT_FLUSHING : Duplex.FLUSHING;
+                duplex.flushState = Duplex.NOT_FLUSHING;
             }
-        }
-        ChannelPromise last = site.pendingWrite(); // after the flush, which may have written more
-        if (last != null) {
-            site.pendingWrite(null);
-            if (!last.isDone()) {
-                last.addListener(this); // this handler is the listener: nothing allocated
-            } else {
-                owed = true;
+            ChannelPromise last = site.pendingWrite(); // after the flush, which may have written more
+            if (last != null) {
+                site.pendingWrite(null);
+                if (last.isDone()) {
+                    owed = true;
+                } else {
+                    last.addListener(this); // this handler is the listener: nothing allocated
+                }
             }
-        }
-        if (owed) {
-            stampWrite(config.ticker.nanoTime()); // after every completion it stands for
+            if (owed) {
+                stampWrite(config.ticker.nanoTime()); // after every completion it stands for
+            }
         }
     }
 
@@ -1108,8 +1106,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         private ChannelPromise pendingWrite;
         /**
          * Whether a flush of this handler's is under way on the handler's executor, and if so whether a
-         * write completed within it (its listener ran: the flush stamps at its end, see {@link #onFlush}).
-         * The handler's executor only; in the padding the promise's field leaves.
+         * write completed within it (its listener ran: the outermost flush stamps at its end, see
+         * {@link #onFlush}; a flush made within it leaves that to it). The handler's executor only; in
+         * the padding the promise's field leaves.
          */
         byte flushState;
 
