@@ -734,14 +734,15 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * say whether it is done.
      */
     final void onWrite(WriteSite site, ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (!config.tracksWrites) {
+        BoundConfig bound = config;
+        if (!bound.tracksWrites) {
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
             ctx.write(msg, new VoidWrite(ctx.channel(), this.ctx.executor(), promise)).addListener(this);
         } else {
             ctx.write(msg, promise);
-            if (promise.isDone()) { // completed within the write
-                settle(promise);
+            if (promise.isDone()) { // completed within the write: settled now
+                stampWrite(bound.ticker.nanoTime());
                 return;
             }
             ChannelPromise earlier = site.pendingWrite(); // read after the write: it may have written too

@@ -21,8 +21,11 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -218,8 +221,32 @@ class TrackedWriteTest {
         assertTrue(heartbeat - none < 1, "Heartbeat " + heartbeat + " B, no handler " + none + " B");
     }
 
+    /** A promise that counts the listeners added to it. */
+    static final class CountingPromise extends DefaultChannelPromise {
+        int listeners;
+
+        CountingPromise(EmbeddedChannel ch) {
+            super(ch, ch.eventLoop());
+        }
+
+        @Override
+        public ChannelPromise addListener(GenericFutureListener<? extends Future<? super Void>> listener) {
+            listeners++;
+            return super.addListener(listener);
+        }
+    }
+
     @Test
-    void theWriteTrackerOfAReconfiguredHandlerStampsPerFlushToo() {
+    void aWriteCompletedByItsFlushGetsNoListener() {
+        EmbeddedChannel ch = world.channel(writerIdle());
+        CountingPromise promise = new CountingPromise(ch);
+        ch.writeAndFlush("a", promise);
+        assertTrue(promise.isSuccess());
+        assertEquals(0, promise.listeners, "settled at the end of its flush");
+    }
+
+    @Test
+    void theWriteTrackerOfAReconfiguredHandlerSettlesAtTheFlushToo() {
         CountingTicker ticker = new CountingTicker();
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         HeartbeatHandler handler = (HeartbeatHandler) monitor.newHandler(HeartbeatConfig.events(false, 1, 0, 0,
@@ -229,7 +256,9 @@ class TrackedWriteTest {
             handler.reconfigure(HeartbeatConfig.events(false, 1, 1, 0, TimeUnit.SECONDS));
             ticker.time.advance(Duration.ofMillis(5));
             int before = ticker.reads;
-            ch.writeAndFlush("a");
+            CountingPromise promise = new CountingPromise(ch);
+            ch.writeAndFlush("a", promise);
+            assertEquals(0, promise.listeners, "settled at the end of its flush");
             assertEquals(before + 1, ticker.reads, "a write completed by its flush: one clock read");
             assertEquals(ticker.time.nanoTime(), handler.lastWriteOpaque(), "stamped at the flush");
         } finally {
