@@ -707,7 +707,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * the clock is read now and stamped ({@link #settle}); if not, the handler becomes its listener
      * (no allocation: the handler is the listener) and stamps when it completes, or, if it completes
      * within a flush of this {@link Duplex}'s, at the flush's end with the flush's one clock read (so
-     * several writes flushed together cost a listener each but the earlier ones, and one clock read).
+     * several writes flushed together cost a listener each but the last, and one clock read).
      * A promise is settled
      * <ul>
      * <li>at once, if the write completed within {@code ctx.write} (a handler in front completed or
