@@ -707,22 +707,124 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     /**
      * The handler's executor: a write passes this handler's place in the pipeline ({@code ctx} is the
-     * context it passes: the {@link Duplex}'s own, or its {@link WriteTracker}'s). It counts when it
-     * completes, as in {@code IdleStateHandler}: a write that waits in the outbound buffer (a peer
-     * that reads nothing) is no write yet, for the writer idleness and for the write stall alike.
+     * context it passes: the {@link Duplex}'s own, or its {@link WriteTracker}'s, either being the
+     * {@code site} that keeps the write's promise until it is settled). It counts when it completes, as
+     * in {@code IdleStateHandler}: a write that waits in the outbound buffer (a peer that reads nothing)
+     * is no write yet, for the writer idleness and for the write stall alike.
+     *
+     * <p>One clock read per flush, not one per write, and no listener on a write that completes by the
+     * end of its flush ({@code IdleStateHandler} adds one to every write and reads the clock in each).
+     * Every write's promise is <i>settled</i> once: if it is done, the write completed before now, so
+     * the clock is read now and stamped ({@link #settle}); if not, the handler becomes its listener
+     * (no allocation: the handler is the listener) and stamps when it completes, or, if it completes
+     * within a flush of this {@link Duplex}'s, at the flush's end with the flush's one clock read (so
+     * several writes flushed together cost a listener each but the last, and one clock read).
+     * A promise is settled
+     * <ul>
+     * <li>at once, if the write completed within {@code ctx.write} (a handler in front completed or
+     *     failed it): no flush need follow, so it is not left for one;</li>
+     * <li>else when the next write passes (the site keeps only the latest unsettled promise), or at the
+     *     end of the next flush that passes this handler ({@link #onFlush}), after {@code ctx.flush()}:
+     *     a write that the flush completed is stamped then. One write per flush, as in a request and
+     *     its response, costs one clock read and no listener when the socket takes it.</li>
+     * </ul>
+     * Never early: a stamp is a clock reading taken after the completion it stands for (or the
+     * listener's own reading when it completes later, on the socket's drain, outside any flush of
+     * this handler), so it is never older than {@code IdleStateHandler}'s for the same completion; the
+     * stamp is later by at most the rest of the flush, or, for a write that completed before the next
+     * write or flush passes this handler (completed by a flush that did not pass it), by that gap.
+     * Whatever the order the writes complete in (a handler in front that holds one write and lets a
+     * later one through, as a flow controller may), none is missed: only a promise that is done when it
+     * is settled goes without a listener. Not settled by the outbound buffer's emptiness after a flush:
+     * a write held by a handler in front of this one (an SSL handler during its handshake) is in no
+     * outbound buffer, and would be counted before it completes, and its completion missed.
+     *
+     * <p>A write with the void promise gets a promise of its own ({@link VoidWrite}, one object per
+     * such write, with the handler as its listener, and a clock read when it completes), as
+     * {@code IdleStateHandler}'s {@code unvoid()} does: a void promise takes no listener, and cannot
+     * say whether it is done.
      */
-    final void onWrite(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (!config.tracksWrites) {
+    final void onWrite(WriteSite site, ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        BoundConfig bound = config;
+        if (!bound.tracksWrites) {
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {
             ctx.write(msg, new VoidWrite(ctx.channel(), this.ctx.executor(), promise)).addListener(this);
         } else {
-            ctx.write(msg, promise).addListener(this); // this handler is the listener: nothing allocated
+            ctx.write(msg, promise);
+            if (promise.isDone()) { // completed within the write: settled now
+                stampWrite(bound.ticker.nanoTime());
+                return;
+            }
+            ChannelPromise earlier = site.pendingWrite(); // read after the write: it may have written too
+            site.pendingWrite(promise);
+            if (earlier != null) {
+                settle(earlier);
+            }
         }
     }
 
     /**
-     * A write completed: stamped on the handler's executor. The listener of a promise runs on the
+     * The handler's executor: a flush passes: after it, the latest write is settled (see
+     * {@link #onWrite}), and the writes whose listeners ran during it are stamped, with one clock
+     * read in all: a {@link Duplex}'s listeners only mark the stamp owed while it flushes
+     * ({@link Duplex#flushState}); a {@link WriteTracker}'s read the clock each.
+     */
+    final void onFlush(WriteSite site, ChannelHandlerContext ctx) {
+        Duplex duplex = site instanceof Duplex d && d.flushState == Duplex.NOT_FLUSHING ? d : null; // outermost
+        if (duplex != null) {
+            duplex.flushState = Duplex.FLUSHING;
+        }
+        try {
+            ctx.flush();
+        } finally { // whatever the flush did, no completion goes unstamped
+            boolean owed = false;
+            if (duplex != null) {
+                owed = duplex.flushState == Duplex.STAMP_OWED;
+                duplex.flushState = Duplex.NOT_FLUSHING;
+            }
+            ChannelPromise last = site.pendingWrite(); // after the flush, which may have written more
+            if (last != null) {
+                site.pendingWrite(null);
+                if (last.isDone()) {
+                    owed = true;
+                } else {
+                    last.addListener(this); // this handler is the listener: nothing allocated
+                }
+            }
+            if (owed) {
+                stampWrite(config.ticker.nanoTime()); // after every completion it stands for
+            }
+        }
+    }
+
+    /**
+     * The handler's executor: a tracked write's promise, not settled before: stamped now if it is done
+     * (it completed before now), else listened to (stamped when it completes, {@link #operationComplete}).
+     */
+    private void settle(ChannelPromise promise) {
+        if (promise.isDone()) {
+            stampWrite(config.ticker.nanoTime());
+        } else {
+            promise.addListener(this); // this handler is the listener: nothing allocated
+        }
+    }
+
+    /**
+     * Where a write passes the handler ({@link Duplex}, {@link WriteTracker}), which keeps the latest
+     * write's promise that is not settled yet ({@link #onWrite}). The handler's executor only.
+     */
+    interface WriteSite {
+        /** The latest tracked write's promise not settled yet, or null. */
+        ChannelPromise pendingWrite();
+
+        /** Keeps {@code promise} (null: none) as the latest tracked write's promise not settled yet. */
+        void pendingWrite(ChannelPromise promise);
+    }
+
+    /**
+     * A write completed, or was completed when it was settled later (see {@link #onWrite}): stamped on
+     * the handler's executor. The listener of a promise runs on the
      * promise's executor, which for the application's promises is the channel's event loop (or the
      * writing handler's executor); a handler on an executor of its own is handed the completion there
      * (a task per write, on that configuration only), and keeps its stamp from going back.
@@ -732,12 +834,16 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         if (future instanceof VoidWrite w && !w.isSuccess()) {
             w.voidPromise.tryFailure(w.cause()); // as unvoid()'s promise: the void promise says it, or not
         }
-        long now = ((BoundConfig) CONFIG.getOpaque(this)).ticker.nanoTime();
         EventExecutor executor = ctx.executor();
         if (executor.inEventLoop()) {
-            stampWrite(now);
+            if (this instanceof Duplex d && d.flushState != Duplex.NOT_FLUSHING) {
+                d.flushState = Duplex.STAMP_OWED; // completed within the flush: stamped at its end
+            } else {
+                stampWrite(config.ticker.nanoTime());
+            }
             return;
         }
+        long now = ((BoundConfig) CONFIG.getOpaque(this)).ticker.nanoTime();
         try {
             executor.execute(() -> {
                 if (now - lastWriteOpaque() > 0) {
@@ -997,23 +1103,49 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     /**
      * The handler of a configuration that tracks writes: also on the outbound side, where it stamps
-     * completed writes ({@link #onWrite}); its other outbound methods pass through.
-     * It adds no field.
+     * completed writes ({@link #onWrite}, {@link #onFlush}); its other outbound methods pass through.
+     * Its two fields, the latest write's promise not settled yet and the flush state, make it 8 bytes
+     * larger than the inbound-only handler ({@code HandlerLayoutTest}): the price of a write that costs
+     * no listener and no clock read of its own.
      */
-    static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler {
+    static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler, WriteSite {
+
+        static final byte NOT_FLUSHING = 0;
+        static final byte FLUSHING = 1;
+        static final byte STAMP_OWED = 2;
+
+        /** The latest tracked write's promise not settled yet, or null. The handler's executor only. */
+        private ChannelPromise pendingWrite;
+        /**
+         * Whether a flush of this handler's is under way on the handler's executor, and if so whether a
+         * write completed within it (its listener ran: the outermost flush stamps at its end, see
+         * {@link #onFlush}; a flush made within it leaves that to it). The handler's executor only; in
+         * the padding the promise's field leaves.
+         */
+        byte flushState;
 
         Duplex(HeartbeatMonitor monitor, HeartbeatConfig config) {
             super(monitor, config);
         }
 
         @Override
+        public ChannelPromise pendingWrite() {
+            return pendingWrite;
+        }
+
+        @Override
+        public void pendingWrite(ChannelPromise promise) {
+            pendingWrite = promise;
+        }
+
+        @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            onWrite(ctx, msg, promise);
+            onWrite(this, ctx, msg, promise);
         }
 
         @Override
         public void flush(ChannelHandlerContext ctx) {
-            ctx.flush();
+            onFlush(this, ctx);
         }
 
         @Override

@@ -18,9 +18,10 @@ import io.netty.util.concurrent.EventExecutorGroup;
 /**
  * The outbound side of a Heartbeat handler that was made inbound-only (its first configuration
  * tracked no writes) and then reconfigured to track writes: it sits right after the handler, on
- * the tail side, and hands every write that passes it to the handler, as a
- * {@link HeartbeatHandler.Duplex} does for its own; Netty skips it for every other outbound
- * operation. Added at most once per handler, by the reconfiguration, on the handler's executor (the
+ * the tail side, and hands every write and flush that passes it to the handler, as a
+ * {@link HeartbeatHandler.Duplex} does for its own (the flush settles the latest write, see
+ * {@link HeartbeatHandler#onWrite}); Netty skips it for every other outbound operation. Added at
+ * most once per handler, by the reconfiguration, on the handler's executor (the
  * channel's event loop, or the executor the handler was added with: the tracker changes the
  * handler's state, so it runs where the handler does); removed with the handler when the handler is
  * removed from an open channel; once the handler's configuration tracks no writes any more it passes
@@ -31,9 +32,11 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * passes neither, so it is not counted. The handler's own pings pass neither, as they pass no
  * duplex handler's own {@code write}. The handler's executor only; not sharable.
  */
-final class WriteTracker extends ChannelOutboundHandlerAdapter {
+final class WriteTracker extends ChannelOutboundHandlerAdapter implements HeartbeatHandler.WriteSite {
 
     private final HeartbeatHandler handler;
+    /** The latest tracked write's promise not settled yet, or null. The handler's executor only. */
+    private ChannelPromise pendingWrite;
 
     private WriteTracker(HeartbeatHandler handler) {
         this.handler = handler;
@@ -73,8 +76,23 @@ final class WriteTracker extends ChannelOutboundHandlerAdapter {
     }
 
     @Override
+    public ChannelPromise pendingWrite() {
+        return pendingWrite;
+    }
+
+    @Override
+    public void pendingWrite(ChannelPromise promise) {
+        pendingWrite = promise;
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        handler.onWrite(ctx, msg, promise);
+        handler.onWrite(this, ctx, msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        handler.onFlush(this, ctx);
     }
 
     @Override

@@ -43,6 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *     ({@code readerIdle 60 s}; {@code IdleStateHandler(60, 0, 0)}), a common configuration
  *     and the one of the load test's ping policy. Heartbeat's handler is then inbound-only, so the
  *     pipeline skips it on the write path; {@code IdleStateHandler} still passes every write on.</li>
+ * <li>{@code heartbeatAll}, {@code idleStateHandlerAll}: all three idle kinds, 60 s each
+ *     ({@code events(60, 60, 60)}; {@code IdleStateHandler(60, 60, 60)}).</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
  * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler} that passes everything on: what any
  *     extra handler costs, the floor for an idle handler that lives in the pipeline.</li>
@@ -56,6 +58,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *     at the head of the pipeline completes the promise at once, as a socket write that fits the
  *     buffer would. The promise is allocated by the benchmark in every impl (both idle handlers need
  *     a non-void promise to see completion), so its bytes are in every impl's B/op.</li>
+ * <li>{@link #writeCompletedByFlush}: the same, but the sink completes the write when the flush
+ *     reaches it, as a socket does (its write happens at the flush).</li>
  * </ul>
  *
  * <pre>
@@ -71,10 +75,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(2)
 public class HandlerBenchmark {
 
-    @Param({"heartbeat", "idleStateHandler", "heartbeatReader", "idleStateHandlerReader", "none", "noopHandler"})
+    @Param({"heartbeat", "idleStateHandler", "heartbeatReader", "idleStateHandlerReader", "heartbeatAll",
+        "idleStateHandlerAll", "none", "noopHandler"})
     public String impl;
 
     private static final Object MESSAGE = "a line";
+    /** A message the sink completes at the next flush, not at once. */
+    private static final Object FLUSHED_MESSAGE = "a flushed line";
 
     private HeartbeatMonitor monitor;
     private EmbeddedChannel channel;
@@ -92,6 +99,13 @@ public class HandlerBenchmark {
                 break;
             case "heartbeatReader":
                 idle = heartbeat(0);
+                break;
+            case "heartbeatAll":
+                monitor = HeartbeatMonitor.start();
+                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 60, TimeUnit.SECONDS));
+                break;
+            case "idleStateHandlerAll":
+                idle = new IdleStateHandler(60, 60, 60, TimeUnit.SECONDS);
                 break;
             case "idleStateHandlerReader":
                 idle = new IdleStateHandler(60, 0, 0, TimeUnit.SECONDS);
@@ -142,6 +156,13 @@ public class HandlerBenchmark {
         pipeline.flush();
     }
 
+    /** One write, completed by the flush that follows, as on a socket. */
+    @Benchmark
+    public void writeCompletedByFlush() {
+        pipeline.write(FLUSHED_MESSAGE, channel.newPromise());
+        pipeline.flush();
+    }
+
     /** The end of the inbound path: swallows reads. */
     @ChannelHandler.Sharable
     static final class ReadSink extends ChannelInboundHandlerAdapter {
@@ -156,17 +177,29 @@ public class HandlerBenchmark {
         }
     }
 
-    /** The head of the outbound path: completes every write, as a socket with room would. */
-    @ChannelHandler.Sharable
+    /**
+     * The head of the outbound path: completes every write, as a socket with room would: at once, or
+     * at the next flush for {@link #FLUSHED_MESSAGE}.
+     */
     static final class WriteSink extends ChannelDuplexHandler {
+        private ChannelPromise unflushed;
+
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            promise.trySuccess();
+            if (msg == FLUSHED_MESSAGE) {
+                unflushed = promise;
+            } else {
+                promise.trySuccess();
+            }
         }
 
         @Override
         public void flush(ChannelHandlerContext ctx) {
-            // nothing buffered
+            ChannelPromise p = unflushed;
+            if (p != null) {
+                unflushed = null;
+                p.trySuccess();
+            }
         }
     }
 }
