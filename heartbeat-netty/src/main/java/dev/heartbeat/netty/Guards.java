@@ -55,6 +55,18 @@ final class Guards {
     /** The longest the veto may hold the closes of one episode. */
     final long maxHoldNanos;
 
+    /**
+     * The guards of a channel that said its goodbye and was switched to a configuration without guard state: no
+     * guard but the close at the end of the grace it was told (its {@link GuardState} counts that end from its
+     * goodbye time, as a grace of 0).
+     */
+    static final Guards CARRIED = new Guards(0, 0, JitterMode.UP_ONLY, 0, 0, 0, null, null, DEFAULT_MAX_HOLD_NANOS);
+
+    /** The guards {@code cfg}'s guard state follows: its own, or {@link #CARRIED} for a configuration without. */
+    static Guards of(HeartbeatConfig cfg) {
+        return cfg.hasGuardState() ? cfg.guards : CARRIED;
+    }
+
     Guards(long maxAgeNanos, double ageJitter, JitterMode jitterMode, long graceNanos, long writeStallNanos,
             long maxUnwritableNanos, Probe goodbye, CloseVeto veto, long maxHoldNanos) {
         this.veto = veto;

@@ -366,7 +366,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         if (active) {
             stampRead(now);
             stampWrite(now);
-            if (!cfg.tracksAnything()) {
+            if (!cfg.tracksAnything() && !carriesGoodbye(cfg)) {
                 monitor.worker.cancel(this);
             } else if (!monitor.worker.schedule(this, firstCheck(cfg, now))) {
                 monitor.unmonitored(this);
@@ -383,9 +383,24 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     private Object sideFor(HeartbeatConfig cfg, Channel channel, long now) {
         Object current = SIDE.getOpaque(this);
         Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now);
-        Guards before = config.config.guards; // the configuration in force until cfg is published
-        return cfg.hasGuardState() ? cfg.guards.sideFor(inner, current, channel, now,
-                before == null ? 0 : before.graceNanos) : inner;
+        // The grace of the configuration in force until cfg is published (none for a carried goodbye: its state
+        // counts its grace's end from goodbyeAt).
+        long beforeGrace = config.config.hasGuardState() ? config.config.guards.graceNanos : 0;
+        if (cfg.hasGuardState()) {
+            return cfg.guards.sideFor(inner, current, channel, now, beforeGrace);
+        }
+        // A goodbye said keeps the close at the end of the grace it announced, under a configuration without guards
+        // too (a terminal decision): the state is carried, with no guards but that close (Guards#CARRIED).
+        return current instanceof GuardState g && g.phase() != GuardState.LIVING
+                ? Guards.CARRIED.sideFor(inner, current, channel, now, beforeGrace) : inner;
+    }
+
+    /**
+     * Any thread: whether the channel carries a goodbye's grace into {@code cfg}, a configuration without guard
+     * state: {@link MaxAgeRule} (not among cfg's rules) then still closes the channel at the grace's end.
+     */
+    private boolean carriesGoodbye(HeartbeatConfig cfg) {
+        return !cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState;
     }
 
     /**
@@ -394,9 +409,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * goodbye, an unwritable spell) or for an idle timeout that an overload scales down.
      */
     private long firstCheck(HeartbeatConfig cfg, long now) {
-        long first = now + cfg.shortestNanos;
+        long first = now + Math.min(cfg.shortestNanos, HeartbeatConfig.MAX_TIMEOUT.toNanos());
         for (Rule rule : cfg.rules()) {
             first = rule.firstLook(this, cfg, first, now);
+        }
+        if (carriesGoodbye(cfg)) {
+            first = MaxAgeRule.INSTANCE.firstLook(this, cfg, first, now);
         }
         // A rule may be due already (a 50 s old channel switched to a 20 s max age): then now, not in the
         // past, where the worker would take the check's lateness for a stall of its own.
@@ -896,6 +914,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
                 bits |= rule.judge(this, bound, now);
             }
         }
+        if (carriesGoodbye(cfg)) {
+            bits |= MaxAgeRule.INSTANCE.judge(this, bound, now);
+        }
         bits |= CloseSequence.judgeHold(this, cfg, now);
         if (bits != 0) {
             CloseSequence.lookForAHold(this, cfg, now);
@@ -931,7 +952,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         judgement &= DRAINING | DRAIN_SLOT_BITS; // clears FRESH; a drain outlives a reconfiguration
         // The guards' first look may come before shortestNanos (an age running since activation): the
         // guard state then knows the stamp time itself.
-        long start = cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g ? g.configuredAt
+        long start = SIDE.getOpaque(this) instanceof GuardState g ? g.configuredAt
                 : requestedDeadline() - cfg.shortestNanos; // as requested, before coalescing
         cfg.policy.start(this, cfg, start);
     }
@@ -1037,6 +1058,9 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             if ((mine & ActionBits.DRAIN) != 0) {
                 break; // terminal: whatever the drain's close sequence did, nothing else acts on this verdict
             }
+        }
+        if ((bits & ActionBits.AGE) != 0 && carriesGoodbye(cfg) && canStillAct(serial)) {
+            MaxAgeRule.INSTANCE.perform(this, ctx, cfg, ActionBits.AGE, now); // a goodbye's grace carried (above)
         }
         if (g != null && g.holding && !g.held()) {
             g.holding = false; // the episode ended: closed, or no longer due (traffic came)

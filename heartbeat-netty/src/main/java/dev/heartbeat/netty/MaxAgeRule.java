@@ -31,7 +31,7 @@ final class MaxAgeRule extends Rule {
     @Override
     long firstLook(HeartbeatHandler h, HeartbeatConfig cfg, long first, long now) {
         GuardState g = h.guardState();
-        Guards guards = cfg.guards;
+        Guards guards = Guards.of(cfg);
         if (g == null || !(guards.maxAgeNanos > 0 || g.phase() != GuardState.LIVING)) {
             return first;
         }
@@ -43,7 +43,7 @@ final class MaxAgeRule extends Rule {
     @Override
     int judge(HeartbeatHandler h, BoundConfig bound, long now) {
         GuardState g = h.guardState();
-        Guards guards = bound.config.guards;
+        Guards guards = Guards.of(bound.config);
         if (g == null || !(guards.maxAgeNanos > 0 || g.phase() != GuardState.LIVING)) {
             return 0;
         }
@@ -82,7 +82,7 @@ final class MaxAgeRule extends Rule {
     @Override
     void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
         GuardState g = h.guardState();
-        Guards guards = cfg.guards;
+        Guards guards = Guards.of(cfg);
         int phase = g.phase();
         if (phase == GuardState.LIVING) {
             if (now - g.ageDeadline < 0) {
@@ -164,7 +164,7 @@ final class MaxAgeRule extends Rule {
     @Override
     boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, Object msg) {
         GuardState g = h.guardState();
-        Guards guards = cfg.guards;
+        Guards guards = Guards.of(cfg);
         if (g == null || g.phase() != GuardState.WARNED || guards.goodbye == null || !guards.goodbye.isAnswer(msg)
                 || guards.goodbye.tokenOf(msg) != Guards.GOODBYE_TOKEN) {
             return false;

@@ -15,6 +15,7 @@ import java.util.List;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -138,5 +139,82 @@ class InteractionModelRegressionTest {
                 "the write completed with the goodbye's flush: a new idle spell");
         long after = r2.times.get(4) - r2.times.get(3);
         assertTrue(after >= 200 && after <= 200 + LATE, "200 ms after the goodbye's flush: " + r2.times);
+    }
+
+    /**
+     * Family 104 (seeds 135, 581, 603, 634, 664): a switch during a max-age grace to a configuration
+     * without guard state (an idle one, whose goodbye probe alone serves the drain) dropped the guard
+     * state, and the close at the grace's end with it: the channel stayed open, and a later switch back
+     * to a maximum age counted the age afresh from the switch. The close the goodbye announced is a
+     * terminal decision: it comes at the grace's end under any configuration.
+     */
+    @Test
+    void aGraceOutlivesASwitchToAConfigurationWithoutGuards() {
+        VirtualTime.Recorder r = world.recorder();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .maxAge(Duration.ofMillis(200)).maxAgeGrace(Duration.ofMillis(500)).goodbye(LineProbe.INSTANCE)
+                .build()), r);
+        world.step(200 + LATE);
+        assertEquals(List.of("BYE MAX_AGE"), List.copyOf(ch.outboundMessages()), "the goodbye at 200 ms");
+        world.step(100);
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10))
+                .goodbye(LineProbe.INSTANCE).build());
+        world.step(400 - LATE - 1);
+        assertTrue(ch.isOpen(), "open until the grace's end, at 700 ms: " + r.events);
+        world.step(2 * LATE + 1);
+        assertTrue(!ch.isOpen(), "closed at the grace's end, at 700 ms: " + r.events);
+        assertEquals(List.of("BYE MAX_AGE"), List.copyOf(ch.outboundMessages()), "one goodbye");
+    }
+
+    /**
+     * Family 102 (seed 773): the same lost state seen from a switch back. During a grace of 800 ms the
+     * channel went to a configuration without guards and at once to one with a 150 ms maximum age: its
+     * age counted afresh from that switch, and at it the channel, told its goodbye already, was closed
+     * without waiting: 200 ms into the grace announced. The grace is carried, and ends when announced.
+     */
+    @Test
+    void aSwitchBackDuringAGraceClosesAtTheGracesEndNotAtTheNewAge() {
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .maxAge(Duration.ofMillis(100)).maxAgeGrace(Duration.ofMillis(800)).goodbye(LineProbe.INSTANCE)
+                .build()));
+        world.step(100 + LATE);
+        assertEquals(List.of("BYE MAX_AGE"), List.copyOf(ch.outboundMessages()), "the goodbye at 100 ms");
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build());
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10))
+                .maxAge(Duration.ofMillis(150)).goodbye(LineProbe.INSTANCE).build());
+        world.step(800 - 2 * LATE - 1);
+        assertTrue(ch.isOpen(), "open until the grace's end, at 900 ms");
+        world.step(3 * LATE + 1);
+        assertTrue(!ch.isOpen(), "closed at the grace's end, at 900 ms");
+        assertEquals(List.of("BYE MAX_AGE"), List.copyOf(ch.outboundMessages()), "one goodbye");
+    }
+
+    /**
+     * Family 107 (seed 86 in the survey of seeds 1-500; not reproduced alone), open: a candidate cause,
+     * not yet shown to be seed 86's. Writes queued under a configuration that tracks no writes complete
+     * unseen after a switch to one with a write stall (no listener stamps them); when they leave and a
+     * write of the same message (here the same interned string) and size takes their place, the stall's
+     * picture (head message identity, pending bytes, progress, last write stamp) reads as unmoved, and the
+     * new bytes are closed for WRITE_STALL 250 ms after they were written, with a 400 ms timeout. Fails
+     * today; left disabled until the fix (the picture needs a sign that survives an unseen completion).
+     */
+    @Test
+    @Disabled("family 107 open: fails today, see the Javadoc")
+    void bytesQueuedBeforeASwitchToAWriteStallAndReplacedAreNoStall() {
+        List<CloseReason> asked = new ArrayList<>();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(30)).build()));
+        ch.write("OUT"); // no write tracked under this configuration
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(30))
+                .writeStall(Duration.ofMillis(400)).beforeClose((c, reason) -> {
+                    asked.add(reason);
+                    return CloseDecision.PROCEED;
+                }).build());
+        world.step(300); // the stall's picture taken at 100 ms
+        ch.flush(); // the bytes leave, unseen
+        ch.outboundMessages().clear();
+        ch.write("OUT"); // new bytes, waiting from 300 ms
+        world.step(250);
+        assertTrue(ch.isOpen(), "the new bytes waited 250 ms of 400; asked " + asked);
     }
 }

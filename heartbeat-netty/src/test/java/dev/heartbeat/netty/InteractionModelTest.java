@@ -80,7 +80,10 @@ class InteractionModelTest {
      * (an idle event moved by a read) having shifted the stall's look grid.
      */
     static final int NEW_STALL_GRID = 101;
-    /** 102: a reconfigure during a max-age grace closes before the grace its goodbye event announced. */
+    /**
+     * 102: a reconfigure during a max-age grace closes before the grace its goodbye event announced. Fixed
+     * with 104 (seed 773 was its switch back: the age counted afresh, and closed at once as told already).
+     */
     static final int NEW_GRACE_CUT = 102;
     /**
      * 103: under {@code reduceIdleTimeouts}, a channel that starts or is reconfigured is first checked at
@@ -89,7 +92,9 @@ class InteractionModelTest {
     static final int NEW_OVERLOAD_START = 103;
     /**
      * 104: a reconfigure during a max-age grace to a configuration without that grace loses the close
-     * (the channel stays open), and a later switch back says the goodbye again.
+     * (the channel stays open), and a later switch back says the goodbye again. Fixed: the guard state of
+     * a goodbye said is carried into a configuration without guards ({@code Guards.CARRIED}), whose handler
+     * still closes at the grace's end ({@code InteractionModelRegressionTest}).
      */
     static final int NEW_GRACE_LOST = 104;
     /**
@@ -107,7 +112,10 @@ class InteractionModelTest {
     /**
      * 107: a write-stall close (its veto asked) while the bytes the model counts as waiting (flushed and
      * not yet taken by the peer) have waited less than the timeout: the guard's picture counts bytes written
-     * but not flushed too (seed 457).
+     * but not flushed too (seed 457). Seed 86 (survey of 1-500; not alone): closed 50-59 ms into 534 ms. A
+     * candidate cause, shown by a disabled test of {@code InteractionModelRegressionTest}: writes queued
+     * before a switch to a write stall complete unseen, and a same-message same-size write after them
+     * leaves the stall's picture unmoved.
      */
     static final int NEW_UNFLUSHED_STALL = 107;
     /**
@@ -126,11 +134,12 @@ class InteractionModelTest {
      * guards every other promise; each is listed in issue 26's note with its soonest seed.
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,101,102,104,107";
+    static final String OPEN_ITEMS = "1,101,105,107";
     /**
      * The checks whose every violation is still tolerated by default, whatever item it is: none. The
-     * surveys of seeds 1-500 and 501-1000 (11 failing episodes in all) place every failure left on an
-     * item of {@link #OPEN_ITEMS}; a failure the model cannot place fails the test.
+     * surveys of seeds 1-500 and 501-1000 (5 failing episodes in all, after 102 and 104 were fixed: item 1
+     * seeds 28, 577, 649; 101 seed 608; 105 seed 419, back after main's merge, before those fixes too) place
+     * every failure left on an item of {@link #OPEN_ITEMS}; a failure the model cannot place fails the test.
      * {@code -Dheartbeat.model.openChecks=checkNeverEarly,...} tolerates a check again.
      */
     static final String OPEN_CHECKS = "";
