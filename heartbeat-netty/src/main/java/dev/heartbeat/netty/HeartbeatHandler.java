@@ -1038,6 +1038,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again by each rule, as IdleStateHandler's tasks check on the loop.
         HeartbeatConfig cfg = config.config;
+        settlePendingWrite(); // before now: a stamp it makes is no later than the rules' now
         long now = monitor.ticker.nanoTime();
         int bits = stale ? ActionBits.DRAIN : word; // a drain is terminal: it closes whatever the configuration
         if ((bits & ActionBits.RECHECK) != 0) {
@@ -1064,6 +1065,27 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         }
         if (g != null && g.holding && !g.held()) {
             g.holding = false; // the episode ended: closed, or no longer due (traffic came)
+        }
+        settlePendingWrite(); // a goodbye written from this handler's context flushed the writes before it
+    }
+
+    /**
+     * Event loop: settles the latest tracked write's promise that no flush of this handler settled yet
+     * (see {@link #onWrite}). A flush that does not pass this handler completes such a write unseen: the
+     * goodbye this handler writes and flushes from its own context, or a handler in front that flushes on its
+     * own. The worker judges from the stamps, so before a rule acts on its verdict, and after the rules (a
+     * goodbye said), a write that completed meanwhile is stamped now: later than its completion, never
+     * earlier, so the writer idleness it ends is never declared early.
+     */
+    private void settlePendingWrite() {
+        if (!config.tracksWrites) {
+            return;
+        }
+        WriteSite site = this instanceof Duplex d ? d : WriteTracker.find(ctx.pipeline(), this);
+        ChannelPromise pending = site == null ? null : site.pendingWrite();
+        if (pending != null) {
+            site.pendingWrite(null);
+            settle(pending);
         }
     }
 

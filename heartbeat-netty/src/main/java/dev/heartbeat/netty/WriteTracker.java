@@ -66,7 +66,7 @@ final class WriteTracker extends ChannelOutboundHandlerAdapter implements Heartb
         }
     }
 
-    private static WriteTracker find(ChannelPipeline pipeline, HeartbeatHandler handler) {
+    static WriteTracker find(ChannelPipeline pipeline, HeartbeatHandler handler) {
         for (Map.Entry<String, ChannelHandler> e : pipeline) {
             if (e.getValue() instanceof WriteTracker t && t.handler == handler) {
                 return t;

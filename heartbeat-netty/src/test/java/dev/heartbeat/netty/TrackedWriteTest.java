@@ -106,6 +106,41 @@ class TrackedWriteTest {
         }
     }
 
+    /** Head side of the handler: flushes when told, as a handler that flushes on its own does. */
+    static final class FlushesOnItsOwn extends ChannelOutboundHandlerAdapter {
+        ChannelHandlerContext ctx;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        void flushNow() {
+            ctx.flush();
+        }
+    }
+
+    /**
+     * A write that a flush not passing the handler completes (a handler in front flushing on its own; the
+     * handler's own goodbye) is settled before the verdict is acted on: never early. It is stamped when the
+     * event loop acts (1 s), not when it completed (0.5 s), so the event comes at 2 s where
+     * {@code IdleStateHandler}'s comes at 1.5 s: late in this path, never early.
+     */
+    @Test
+    void aWriteCompletedByAFlushThatDidNotPassTheHandlerIsNeverMissed() {
+        FlushesOnItsOwn front = new FlushesOnItsOwn();
+        VirtualTime.Recorder r = world.recorder();
+        PeerChannel ch = channel(front, writerIdle(), r);
+        world.step(100);
+        ch.write(Unpooled.buffer(1).writeZero(1)); // not flushed: pending
+        world.step(400);
+        front.flushNow(); // at 500 ms: the write completes, unseen by the handler's flush
+        world.step(1_500 - 500 - 1);
+        assertEquals(List.of(), r.events, "never early: the write completed at 500 ms");
+        world.step(500 + 1 + LATE);
+        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), r.events, "late, not lost: " + r.events);
+    }
+
     @Test
     void anEarlierWriteThatCompletesAfterALaterOneIsSeen() {
         HoldsFirst holds = new HoldsFirst();
