@@ -593,15 +593,7 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
         int applied = requests.drain(applyRequest, maxRequestsPerCycle);
         expiredThisCycle = false;
         int expired = wheel.advance(now, maxExpirationsPerCycle, dispatch);
-        if (expiredThisCycle) {
-            try {
-                handler.onCycleEnd();
-            } catch (Throwable t) {
-                failed(null, t);
-            }
-        }
-        counters.publish(applied, wheel.size());
-        return applied + expired;
+        return endCycle(applied, expired);
     }
 
     /**
@@ -629,6 +621,11 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
                 break;
             }
         }
+        return endCycle(applied, expired);
+    }
+
+    /** The end of a cycle, whole or bounded: the handler's batch hand-off, then the counters; the work done. */
+    private int endCycle(int applied, int expired) {
         if (expiredThisCycle) {
             try {
                 handler.onCycleEnd();
