@@ -913,11 +913,36 @@ class HeartbeatHandlerTest {
 
     /**
      * The event loop's side of the steady state above: writing a ping (whose message here is a shared
-     * constant, as a probe's may be) allocates the write's promise and nothing else: 48 B with
-     * compressed references, the promise {@code writeAndFlush(ping)} would make anyway. The promise
+     * constant, as a probe's may be) allocates what the application's own {@code writeAndFlush(ping)} would (the
+     * promise: 48 B with compressed references on Netty 4.1) and nothing else. The promise
      * carries the handler to one shared listener ({@link PingPolicy.PingWrite}); a capturing listener
      * per ping was 16 B more (64 B a ping).
      */
+    /**
+     * Bytes allocated by 500 {@code writeAndFlush(ping)} from the tail of a channel without Heartbeat, each run
+     * as a task as the ping is (compiled code: measured after warm-up rounds). On Netty 4.1 that is the promise,
+     * 48 B; 4.2's write path allocates more of its own, which the ping pays as any write does.
+     */
+    private static long plainWriteAndFlushBytes(Object ping) {
+        EmbeddedChannel plain = new EmbeddedChannel(new Sink());
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        long allocated = 0;
+        for (int round = 0; round < 30; round++) {
+            allocated = 0;
+            for (int i = 0; i < 500; i++) {
+                plain.eventLoop().execute(() -> plain.writeAndFlush(ping));
+                long before = threads.getThreadAllocatedBytes(tid);
+                plain.runPendingTasks();
+                allocated += threads.getThreadAllocatedBytes(tid) - before;
+                plain.readOutbound();
+            }
+        }
+        plain.finishAndReleaseAll();
+        return allocated;
+    }
+
     @Test
     void pingWriteAllocatesOnlyItsPromise() {
         Object ping = "PING";
@@ -947,8 +972,11 @@ class HeartbeatHandlerTest {
                 ch.pipeline().fireChannelRead("PONG").fireChannelReadComplete();
             }
             if (round == rounds - 1) {
-                System.out.println("pingWriteAllocatesOnlyItsPromise: " + allocated + " bytes for 500 pings");
-                assertTrue(allocated <= 500 * 48 + 1_024, allocated + " bytes allocated writing 500 pings");
+                long plain = plainWriteAndFlushBytes(ping); // what the application's own writeAndFlush(ping) costs
+                System.out.println("pingWriteAllocatesOnlyItsPromise: " + allocated + " bytes for 500 pings; "
+                        + plain + " for 500 plain writeAndFlush(ping)");
+                assertTrue(allocated <= plain + 1_024, allocated + " bytes allocated writing 500 pings, "
+                        + plain + " by 500 plain writeAndFlush(ping) on a channel without Heartbeat");
             }
         }
         assertEquals(rounds * 500L, monitor.stats().pingsSent() - sent, "every ping written and counted sent");
