@@ -113,9 +113,9 @@ class InteractionModelTest {
      * 107: a write-stall close (its veto asked) while the bytes the model counts as waiting (flushed and
      * not yet taken by the peer) have waited less than the timeout: the guard's picture counts bytes written
      * but not flushed too (seed 457). Seed 86 (survey of 1-500; not alone): closed 50-59 ms into 534 ms. A
-     * candidate cause, shown by a disabled test of {@code InteractionModelRegressionTest}: writes queued
-     * before a switch to a write stall complete unseen, and a same-message same-size write after them
-     * leaves the stall's picture unmoved.
+     * candidate cause (a minimised test of it failed; kept out of the suite until a fix, the closing note
+     * of 2026-11-27 has it): writes queued before a switch to a write stall complete unseen, and a
+     * same-message same-size write after them leaves the stall's picture unmoved.
      */
     static final int NEW_UNFLUSHED_STALL = 107;
     /**
