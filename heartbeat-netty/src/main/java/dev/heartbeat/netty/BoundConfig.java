@@ -10,12 +10,12 @@ import dev.heartbeat.core.Ticker;
  * A configuration as one monitor runs it: a handler's one reference to both, so that it needs no
  * field of its own for its monitor (4 bytes a channel). Immutable, so any thread may read one it
  * finds; shared by the handlers of a monitor that use the same configuration (see
- * {@link HeartbeatMonitor#bind}). What the hot path reads is copied here, so that it stays one load
+ * {@link MonitorEngine#bind}). What the hot path reads is copied here, so that it stays one load
  * from the handler, as it was through the monitor and the configuration.
  */
 final class BoundConfig {
 
-    final HeartbeatMonitor monitor;
+    final MonitorEngine monitor;
     final HeartbeatConfig config;
     /** The monitor's ticker. */
     final Ticker ticker;
@@ -37,7 +37,7 @@ final class BoundConfig {
     /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
     final PingCounters pings;
 
-    BoundConfig(HeartbeatMonitor monitor, HeartbeatConfig config) {
+    BoundConfig(MonitorEngine monitor, HeartbeatConfig config) {
         this.monitor = monitor;
         this.config = config;
         this.ticker = monitor.ticker;

@@ -109,7 +109,7 @@ final class EventLoopBatch implements Runnable {
      * hand-off is eager.
      */
     private final AbstractEventExecutor lazyExecutor;
-    private final HeartbeatMonitor monitor;
+    private final MonitorEngine monitor;
     /** Handlers with actions: offered by the worker, polled by the event loop (and by the worker's discard). */
     private final MessagePassingQueue<HeartbeatHandler> pending =
             new MpmcUnboundedXaddArrayQueue<>(CHUNK_SIZE, POOLED_CHUNKS);
@@ -124,7 +124,7 @@ final class EventLoopBatch implements Runnable {
     /** Worker only: until when (ticker time) the batch last queued lazily may wait for its loop to run it. */
     private long lazyUntil;
 
-    EventLoopBatch(EventExecutor executor, HeartbeatMonitor monitor) {
+    EventLoopBatch(EventExecutor executor, MonitorEngine monitor) {
         this.executor = executor;
         this.lazyExecutor = executor instanceof AbstractEventExecutor a && executor != monitor.hostExecutor()
                 ? a : null;

@@ -25,7 +25,7 @@ final class EventLoopBatches {
     static final int MIN_CAPACITY = 16;
 
     private final IdentityHashMap<EventExecutor, EventLoopBatch> byExecutor = new IdentityHashMap<>();
-    private final HeartbeatMonitor monitor;
+    private final MonitorEngine monitor;
     private EventLoopBatch[] batches = new EventLoopBatch[MIN_CAPACITY];
     private int size;
     /** Incremented by each sweep; a batch records the epoch it was last used in. */
@@ -35,7 +35,7 @@ final class EventLoopBatches {
     /** See {@link #earliestWaiting}. */
     private long earliestWaiting;
 
-    EventLoopBatches(HeartbeatMonitor monitor) {
+    EventLoopBatches(MonitorEngine monitor) {
         this.monitor = monitor;
     }
 

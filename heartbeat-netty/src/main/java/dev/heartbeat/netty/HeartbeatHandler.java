@@ -215,7 +215,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
 
-    HeartbeatHandler(HeartbeatMonitor monitor, HeartbeatConfig config) {
+    HeartbeatHandler(MonitorEngine monitor, HeartbeatConfig config) {
         this.config = monitor.bind(config);
     }
 
@@ -223,12 +223,12 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * A handler for one channel under {@code config}: on the outbound side too ({@link Duplex}) only if
      * the configuration tracks writes.
      */
-    static HeartbeatHandler of(HeartbeatMonitor monitor, HeartbeatConfig config) {
+    static HeartbeatHandler of(MonitorEngine monitor, HeartbeatConfig config) {
         return config.tracksWrites ? new Duplex(monitor, config) : new HeartbeatHandler(monitor, config);
     }
 
     /** Any thread: the monitor that made this handler. */
-    HeartbeatMonitor monitor() {
+    MonitorEngine monitor() {
         return ((BoundConfig) CONFIG.getOpaque(this)).monitor;
     }
 
@@ -286,7 +286,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         }
         lifecycle(ACTIVE);
         this.ctx = ctx;
-        HeartbeatMonitor monitor = config.monitor;
+        MonitorEngine monitor = config.monitor;
         HeartbeatConfig cfg = AdaptiveInterval.configFor(config.config, ctx.channel()); // an adaptive interval
         if (cfg != config.config) { // this channel's own interval, before anything is published
             CONFIG.setRelease(this, monitor.bind(cfg));
@@ -307,7 +307,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
 
     private void destroy() {
         if (lifecycle() == ACTIVE) {
-            HeartbeatMonitor monitor = config.monitor;
+            MonitorEngine monitor = config.monitor;
             monitor.channelClosed();
             monitor.worker.cancel(this);
         }
@@ -344,7 +344,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      */
     void reconfigure(HeartbeatConfig requested) {
         HeartbeatConfig cfg = ctx == null ? requested : AdaptiveInterval.configFor(requested, ctx.channel());
-        HeartbeatMonitor monitor = config.monitor;
+        MonitorEngine monitor = config.monitor;
         BoundConfig bound = monitor.bind(cfg);
         if (cfg.tracksWrites && !(this instanceof Duplex) && ctx != null) {
             WriteTracker.addAfter(ctx, this); // first: before the writes the new configuration tracks
@@ -905,7 +905,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     int judge(BoundConfig bound, long now) {
         judgement &= ~STALL_GRACE; // judged at last: a later stall may defer it again
         HeartbeatConfig cfg = bound.config;
-        HeartbeatMonitor monitor = bound.monitor;
+        MonitorEngine monitor = bound.monitor;
         monitor.startLooks(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // no rule needs a look later than this
         boolean over = conversationOver(cfg);
         int bits = 0;
@@ -1026,7 +1026,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
             executor.execute(() -> perform(word)); // the channel moved to another event loop: rare
             return;
         }
-        HeartbeatMonitor monitor = config.monitor;
+        MonitorEngine monitor = config.monitor;
         boolean stale = word >>> TAG_SHIFT != tagOf(serial());
         if (stale && (word & ActionBits.DRAIN) == 0) {
             monitor.staleVerdict(); // judged under a configuration this channel no longer has
@@ -1170,7 +1170,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
          */
         byte flushState;
 
-        Duplex(HeartbeatMonitor monitor, HeartbeatConfig config) {
+        Duplex(MonitorEngine monitor, HeartbeatConfig config) {
             super(monitor, config);
         }
 

@@ -199,7 +199,7 @@ public final class MqttKeepAlive extends ChannelInboundHandlerAdapter {
         }
         monitor.configOf(channel); // throws a clear error unless there is exactly one of ours
         for (Map.Entry<String, ChannelHandler> e : pipeline) {
-            if (e.getValue() instanceof HeartbeatHandler h && h.monitor() == monitor) {
+            if (e.getValue() instanceof HeartbeatHandler h && h.monitor() == monitor.engine) {
                 pipeline.remove(h);
                 return;
             }

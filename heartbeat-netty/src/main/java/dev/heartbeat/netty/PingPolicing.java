@@ -86,7 +86,7 @@ public final class PingPolicing {
 
     /** A handler for one channel (not sharable), counting its closes in {@code monitor}. */
     public ChannelHandler newHandler(HeartbeatMonitor monitor) {
-        return new PingPolicingHandler(this, Objects.requireNonNull(monitor, "monitor"));
+        return new PingPolicingHandler(this, Objects.requireNonNull(monitor, "monitor").engine);
     }
 
     /** The shortest accepted gap between two peer pings while application messages flow. */

@@ -15,7 +15,7 @@ import io.netty.channel.ChannelPromise;
 final class PingPolicingHandler extends ChannelDuplexHandler {
 
     private final PingPolicing policing;
-    private final HeartbeatMonitor monitor;
+    private final MonitorEngine monitor;
     /** Ticker time of the latest accepted peer ping, or of the channel becoming active. */
     private long lastAccepted;
     /** Too-early pings since the strikes were last forgiven. */
@@ -25,7 +25,7 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
     /** The channel is being closed for ping abuse: judge nothing more. */
     private boolean enforced;
 
-    PingPolicingHandler(PingPolicing policing, HeartbeatMonitor monitor) {
+    PingPolicingHandler(PingPolicing policing, MonitorEngine monitor) {
         this.policing = policing;
         this.monitor = monitor;
     }

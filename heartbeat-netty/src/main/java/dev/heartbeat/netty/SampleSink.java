@@ -25,7 +25,7 @@ public interface SampleSink {
      * @throws NullPointerException if either is null
      */
     static void addTo(HeartbeatMonitor monitor, SampleSink sink) {
-        Objects.requireNonNull(monitor, "monitor").addSampleSink(sink);
+        Objects.requireNonNull(monitor, "monitor").engine.addSampleSink(sink);
     }
 
     /**

@@ -75,6 +75,18 @@ class ArchitectureTest {
             .that().haveFullyQualifiedName(FORWARDERS[0]).or().haveFullyQualifiedName(FORWARDERS[1])
             .should().beAnnotatedWith(Deprecated.class);
 
+    /**
+     * The monitor is a facade over the engine ({@link MonitorEngine}, the handler, the rules, the close
+     * sequence, the batches, the budget: the package's non-public classes): the engine never calls back into
+     * the facade, so the public API can change without touching what runs, and the engine can move to a
+     * package of its own.
+     */
+    @ArchTest
+    static final ArchRule THE_ENGINE_DOES_NOT_DEPEND_ON_THE_FACADE = noClasses()
+            .that().resideInAPackage(BASE).and().areNotPublic()
+            .should().dependOnClassesThat().belongToAnyOf(HeartbeatMonitor.class)
+            .because("HeartbeatMonitor is the facade over MonitorEngine: the engine never calls it");
+
     /** heartbeat-core (the timing wheel and its worker) is Netty-free: any event loop could host it. */
     @ArchTest
     static final ArchRule CORE_USES_NO_NETTY = noClasses()

@@ -96,7 +96,7 @@ class CoalescingTest {
         long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> HeartbeatConfig.COALESCING_SHIFT);
         assertEquals(1L << 27, window, "10 s / 64, rounded down to a power of two: 134 ms, then capped");
         long capped = Math.min(window, HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS);
-        long bound = (capped + monitor.worker.tickNanos() + MS - 1) / MS + 1; // + the 1 ms step
+        long bound = (capped + monitor.engine.worker.tickNanos() + MS - 1) / MS + 1; // + the 1 ms step
         long[] busy = {0};
         List<Outcome> outcomes = run(monitor, busy);
         long worst = 0;
@@ -133,7 +133,7 @@ class CoalescingTest {
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
                 .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
-        long window = monitor.coalescingWindow(cfg);
+        long window = monitor.engine.coalescingWindow(cfg);
         assertEquals(HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS, window, "40 s / 64 capped");
         SplittableRandom random = new SplittableRandom(7);
         List<EmbeddedChannel> silent = new ArrayList<>();
@@ -163,7 +163,7 @@ class CoalescingTest {
                 }
             }
         }
-        long tickMs = (monitor.worker.tickNanos() + MS - 1) / MS;
+        long tickMs = (monitor.engine.worker.tickNanos() + MS - 1) / MS;
         long quarter = window >>> HeartbeatHandler.ANSWER_WINDOW_SHIFT;
         long bound = (window + 2 * quarter) / MS + 3 * (tickMs + 1) + 1;
         long worst = 0;

@@ -73,18 +73,18 @@ class HeartbeatMetricsTest {
     @Test
     void countsPingsPerProbeWhetherBoundBeforeOrAfterTheRegistry() {
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(new ManualTicker(0)).build();
-        BoundConfig http2 = monitor.bind(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
+        BoundConfig http2 = monitor.engine.bind(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
                 .timeout(Duration.ofSeconds(2)).build()); // a probe the monitor counts before any registry
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new HeartbeatMetrics(monitor).bindTo(registry);
-        BoundConfig ws = monitor.bind(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(10))
+        BoundConfig ws = monitor.engine.bind(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(10))
                 .timeout(Duration.ofSeconds(2)).build()); // and one it meets after
-        monitor.pingSent(http2);
-        monitor.pingSent(http2);
-        monitor.pingAcked(http2, TimeUnit.MILLISECONDS.toNanos(40));
-        monitor.pingMissed(http2);
-        monitor.pingSent(ws);
-        monitor.pingAcked(ws, -1); // answered, but not timed (any-inbound)
+        monitor.engine.pingSent(http2);
+        monitor.engine.pingSent(http2);
+        monitor.engine.pingAcked(http2, TimeUnit.MILLISECONDS.toNanos(40));
+        monitor.engine.pingMissed(http2);
+        monitor.engine.pingSent(ws);
+        monitor.engine.pingAcked(ws, -1); // answered, but not timed (any-inbound)
 
         assertEquals(2.0, registry.get("heartbeat.pings.sent").tag("probe", "http2").functionCounter().count());
         assertEquals(1.0, registry.get("heartbeat.pings.acked").tag("probe", "http2").functionCounter().count());

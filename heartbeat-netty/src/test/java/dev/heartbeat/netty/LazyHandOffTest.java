@@ -140,7 +140,7 @@ class LazyHandOffTest {
         pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy);
-        EventLoopBatch batch = monitor.batchFor(loop);
+        EventLoopBatch batch = monitor.engine.batchFor(loop);
         batch.mustNotWait(); // as an urgent action for another channel of this loop would
         assertEquals(EventLoopBatch.HANDED, batch.submitIfNeeded(true, 0, 0));
         assertEquals(1, loop.wakeUps, "woken for the urgent action: the lazy batch runs with it");
@@ -155,7 +155,7 @@ class LazyHandOffTest {
     void aCycleBeforeItsTimeLeavesALazyBatchWaiting() {
         pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
         long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
-        EventLoopBatch batch = monitor.batchFor(loop);
+        EventLoopBatch batch = monitor.engine.batchFor(loop);
         long until = batch.lazyUntil();
         assertTrue(until - handedAt > 0 && until - handedAt <= GRACE, "waits at most a window: "
                 + (until - handedAt));

@@ -32,9 +32,9 @@ class MonitorLifecycleTest {
         EmbeddedChannel b = new EmbeddedChannel(monitor.newHandler(IDLE));
         try {
             assertEquals(2, monitor.stats().unmonitoredChannels(), "both activated on a monitor that never runs");
-            assertTrue(monitor.warnedNotRunning(), "one WARN for this monitor");
-            assertTrue(HeartbeatMonitor.NOT_RUNNING_WARNING.contains("startWorker()")
-                    && HeartbeatMonitor.NOT_RUNNING_WARNING.contains("manual()"), HeartbeatMonitor.NOT_RUNNING_WARNING);
+            assertTrue(monitor.engine.warnedNotRunning(), "one WARN for this monitor");
+            assertTrue(MonitorEngine.NOT_RUNNING_WARNING.contains("startWorker()")
+                    && MonitorEngine.NOT_RUNNING_WARNING.contains("manual()"), MonitorEngine.NOT_RUNNING_WARNING);
         } finally {
             a.finishAndReleaseAll();
             b.finishAndReleaseAll();
@@ -49,7 +49,7 @@ class MonitorLifecycleTest {
         EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(IDLE));
         try {
             assertEquals(0, monitor.stats().unmonitoredChannels());
-            assertFalse(monitor.warnedNotRunning());
+            assertFalse(monitor.engine.warnedNotRunning());
             ticker.advance(Duration.ofMillis(1100).toNanos());
             monitor.runOnce();
             monitor.runOnce();
@@ -67,7 +67,7 @@ class MonitorLifecycleTest {
         EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(IDLE));
         try {
             assertEquals(0, monitor.stats().unmonitoredChannels());
-            assertFalse(monitor.warnedNotRunning());
+            assertFalse(monitor.engine.warnedNotRunning());
         } finally {
             ch.finishAndReleaseAll();
             monitor.close();

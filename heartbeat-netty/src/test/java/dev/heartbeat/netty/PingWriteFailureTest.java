@@ -107,7 +107,7 @@ class PingWriteFailureTest {
             assertFalse(a.isOpen());
             assertFalse(b.isOpen());
             assertEquals(2 * MAX_MISSED, w.monitor.stats().pings("http2").failed());
-            assertEquals(1, w.monitor.pingFailureWarnings(), "one WARN with the stack trace; the rest at DEBUG");
+            assertEquals(1, w.monitor.engine.pingFailureWarnings(), "one WARN with the stack trace; the rest at DEBUG");
         }
     }
 }

@@ -383,8 +383,8 @@ class PromiseRegressionTest {
             assertFalse(ch.isOpen());
             ch.finishAndReleaseAll();
         }
-        assertTrue(monitor.eventLoopBatches() <= EventLoopBatches.MIN_CAPACITY * 2,
-                "event loop batches remembered: " + monitor.eventLoopBatches());
+        assertTrue(monitor.engine.eventLoopBatches() <= EventLoopBatches.MIN_CAPACITY * 2,
+                "event loop batches remembered: " + monitor.engine.eventLoopBatches());
     }
 
     // ------------------------------------------------------------------ 11. runOnce from any thread
@@ -482,7 +482,7 @@ class PromiseRegressionTest {
         channel(a);
         channel(b);
         assertEquals(2, monitor.stats().unmonitoredChannels());
-        assertTrue(monitor.warnedUnmonitored());
+        assertTrue(monitor.engine.warnedUnmonitored());
     }
 
     @Test

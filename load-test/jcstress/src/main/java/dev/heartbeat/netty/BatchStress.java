@@ -60,7 +60,7 @@ public class BatchStress {
 
     public BatchStress() {
         EventExecutor executor = loop.asExecutor();
-        batch = new EventLoopBatch(executor, Fixture.MONITOR);
+        batch = new EventLoopBatch(executor, Fixture.MONITOR.engine);
         ctx1 = Fixture.Stub.context(executor);
         ctx2 = Fixture.Stub.context(executor);
         h1.ctx = ctx1.asContext();
@@ -124,7 +124,7 @@ public class BatchStress {
     @State
     public static class Lazy {
         private final Fixture.LazyLoop loop = new Fixture.LazyLoop();
-        private final EventLoopBatch batch = new EventLoopBatch(loop, Fixture.MONITOR);
+        private final EventLoopBatch batch = new EventLoopBatch(loop, Fixture.MONITOR.engine);
         private final HeartbeatHandler h1 = Fixture.handler();
         private final HeartbeatHandler h2 = Fixture.handler();
         private final Fixture.Stub ctx1 = Fixture.Stub.context(loop);

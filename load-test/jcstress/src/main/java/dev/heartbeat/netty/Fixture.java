@@ -43,7 +43,7 @@ final class Fixture {
     }
 
     static HeartbeatHandler handler() {
-        return new HeartbeatHandler(MONITOR, CONFIG_A);
+        return new HeartbeatHandler(MONITOR.engine, CONFIG_A);
     }
 
     /**
