@@ -44,7 +44,7 @@ final class AdaptiveInterval {
      * Event loop: {@code cfg} with the ping interval its tuner learned for the channel's remote
      * address; {@code cfg} itself without a tuner, without a remote address, or if the interval is that already.
      */
-    static HeartbeatConfig configFor(HeartbeatConfig cfg, Channel channel) {
+    static Plan configFor(Plan cfg, Channel channel) {
         SocketAddress peer = cfg.tuner == null ? null : channel.remoteAddress();
         if (peer == null) {
             return cfg;
@@ -58,15 +58,15 @@ final class AdaptiveInterval {
      * the read stamp before the answer's read batch): reports a success if the ping probed the path, and
      * moves the channel to the tuner's interval if that changed (by this answer, or another channel's).
      */
-    static void answered(HeartbeatHandler h, HeartbeatConfig cfg, ProbeState probe, Channel channel, long lastRead) {
+    static void answered(HeartbeatHandler h, Plan cfg, ProbeState probe, Channel channel, long lastRead) {
         SocketAddress peer = channel.remoteAddress();
         if (peer == null) {
             return;
         }
         if (probed(h, cfg, probe, lastRead)) {
-            cfg.tuner.succeeded(peer, cfg.pingInterval());
+            cfg.tuner.succeeded(peer, cfg.owner.pingInterval());
         }
-        HeartbeatConfig learned = configFor(cfg, channel);
+        Plan learned = configFor(cfg, channel);
         if (learned != cfg) {
             h.reconfigure(learned); // idleness measured afresh: the next ping comes the new interval after this answer
         }
@@ -76,7 +76,7 @@ final class AdaptiveInterval {
      * Event loop: the channel is closing for PING_TIMEOUT, or went inactive by no close of Heartbeat's:
      * a failure of the channel's interval if our latest ping probed the path and awaits its answer.
      */
-    static void lost(HeartbeatHandler h, HeartbeatConfig cfg, Channel channel) {
+    static void lost(HeartbeatHandler h, Plan cfg, Channel channel) {
         SocketAddress peer = channel.remoteAddress();
         ProbeState probe = h.probeState();
         if (peer == null || probe == null || !h.pingOnWire() || h.readingOpaque()
@@ -84,7 +84,7 @@ final class AdaptiveInterval {
             return;
         }
         if (probed(h, cfg, probe, h.lastReadOpaque())) {
-            cfg.tuner.failed(peer, cfg.pingInterval());
+            cfg.tuner.failed(peer, cfg.owner.pingInterval());
         }
     }
 
@@ -93,7 +93,7 @@ final class AdaptiveInterval {
      * peer's floor ({@link AdaptiveKeepAlive#tooManyPings}) and the channel moves to its interval; else
      * the channel's interval doubles.
      */
-    static HeartbeatConfig slower(HeartbeatConfig cfg, Channel channel) {
+    static Plan slower(Plan cfg, Channel channel) {
         SocketAddress peer = cfg.tuner == null ? null : channel.remoteAddress();
         if (peer == null) {
             return cfg.withDoubledInterval();
@@ -106,7 +106,7 @@ final class AdaptiveInterval {
      * Whether our latest ping (on the wire) probed the path: the last read before it ({@code lastRead})
      * was the interval before it, or in the read batch of the answer to our previous ping.
      */
-    private static boolean probed(HeartbeatHandler h, HeartbeatConfig cfg, ProbeState probe, long lastRead) {
+    private static boolean probed(HeartbeatHandler h, Plan cfg, ProbeState probe, long lastRead) {
         long written = h.pingWritten();
         if (lastRead - written >= 0) {
             return false; // read since the ping: the gap before it is not known

@@ -16,7 +16,7 @@ import dev.heartbeat.core.Ticker;
 final class BoundConfig {
 
     final MonitorEngine monitor;
-    final HeartbeatConfig config;
+    final Plan config;
     /** The monitor's ticker. */
     final Ticker ticker;
     /** The configuration's {@code tracksReads}. */
@@ -37,7 +37,7 @@ final class BoundConfig {
     /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
     final PingCounters pings;
 
-    BoundConfig(MonitorEngine monitor, HeartbeatConfig config) {
+    BoundConfig(MonitorEngine monitor, Plan config) {
         this.monitor = monitor;
         this.config = config;
         this.ticker = monitor.ticker;

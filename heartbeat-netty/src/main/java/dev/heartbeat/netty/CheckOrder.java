@@ -37,7 +37,7 @@ final class CheckOrder {
     }
 
     /** The timeout of idle {@code kind} under {@code cfg}, 0 when off. */
-    static long timeout(HeartbeatConfig cfg, int kind) {
+    static long timeout(Plan cfg, int kind) {
         return kind == READER ? cfg.readerIdleNanos : kind == WRITER ? cfg.writerIdleNanos : cfg.allIdleNanos;
     }
 

@@ -32,7 +32,7 @@ final class ClosePolicy extends IdlePolicy {
 
     /** Closes for the first idle kind of {@code bits}, in IdleStateHandler's order, if any is still idle. */
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         int order = order(bits);
         int kind = -1;
         for (int i = 0; i < 3 && kind < 0; i++) {

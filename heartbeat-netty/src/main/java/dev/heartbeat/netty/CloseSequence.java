@@ -55,7 +55,7 @@ final class CloseSequence {
     // ------------------------------------------------------------------ worker: the veto's holds
 
     /** Worker: whether a held close is due for its re-check at {@code now} ({@link ActionBits#RECHECK}). */
-    static int judgeHold(HeartbeatHandler h, HeartbeatConfig cfg, long now) {
+    static int judgeHold(HeartbeatHandler h, Plan cfg, long now) {
         GuardState g;
         if (cfg.guards == null || cfg.guards.veto == null || (g = h.guardState()) == null || !g.held()) {
             return 0;
@@ -76,7 +76,7 @@ final class CloseSequence {
      * ({@link #HOLD_LOOK_NANOS}), when it finds the hold and re-arms for its end; a close held until
      * later needs no look.
      */
-    static void lookForAHold(HeartbeatHandler h, HeartbeatConfig cfg, long now) {
+    static void lookForAHold(HeartbeatHandler h, Plan cfg, long now) {
         if (cfg.guards == null || cfg.guards.veto == null) {
             return;
         }

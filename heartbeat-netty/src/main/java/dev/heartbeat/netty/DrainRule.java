@@ -31,7 +31,7 @@ final class DrainRule extends Rule {
     }
 
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         CloseSequence.drain(h, ctx);
     }
 }

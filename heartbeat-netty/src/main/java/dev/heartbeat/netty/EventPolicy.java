@@ -26,7 +26,7 @@ final class EventPolicy extends IdlePolicy {
 
     /** Fires the idle events of {@code bits} in IdleStateHandler's order, each only while the channel can take it. */
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         int serial = h.serial();
         int order = order(bits);
         for (int i = 0; i < 3; i++) {

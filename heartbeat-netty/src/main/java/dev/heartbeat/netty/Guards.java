@@ -16,7 +16,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 /**
  * The lifecycle guards' settings of a configuration: maximum connection age (with jitter, grace and a
  * protocol goodbye), write stall, maximum unwritable time, and the close veto with its bound.
- * Immutable, held by the {@link HeartbeatConfig} that sets one (null otherwise); validated by the
+ * Immutable, held by the {@link Plan} that sets one (null otherwise); validated by the
  * builder. The guards' decisions are rules ({@link MaxAgeRule}, {@link WriteStallRule},
  * {@link UnwritableRule}) and the veto is part of the {@link CloseSequence}; their per-channel state is
  * a {@link GuardState} side object.
@@ -63,7 +63,7 @@ final class Guards {
     static final Guards CARRIED = new Guards(0, 0, JitterMode.UP_ONLY, 0, 0, 0, null, null, DEFAULT_MAX_HOLD_NANOS);
 
     /** The guards {@code cfg}'s guard state follows: its own, or {@link #CARRIED} for a configuration without. */
-    static Guards of(HeartbeatConfig cfg) {
+    static Guards of(Plan cfg) {
         return cfg.hasGuardState() ? cfg.guards : CARRIED;
     }
 

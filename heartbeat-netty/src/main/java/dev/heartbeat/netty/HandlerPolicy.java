@@ -10,7 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 /**
  * The main policy, the last of a configuration's {@link Rule}s: what it decides when a channel's
  * entry comes due, and what it then does on the channel's event loop. One stateless instance per
- * policy, held by every {@link HeartbeatConfig} of that policy; the per-channel state is the
+ * policy, held by every {@link Plan} of that policy; the per-channel state is the
  * handler's, read and written through its named accessors (and, for the state only some policies
  * need, its side object). Adding a policy is adding a subclass; the handler and the monitor never
  * ask which policy they run.
@@ -36,13 +36,13 @@ abstract class HandlerPolicy extends Rule {
     abstract HeartbeatConfig.Policy kind();
 
     /** Whether reads matter to {@code cfg}: the read path stamps only then. */
-    abstract boolean tracksReads(HeartbeatConfig cfg);
+    abstract boolean tracksReads(Plan cfg);
 
     /** Whether writes matter to {@code cfg}: the write path listens only then. */
-    abstract boolean tracksWrites(HeartbeatConfig cfg);
+    abstract boolean tracksWrites(Plan cfg);
 
     /** Appends this policy's settings of {@code cfg} to its {@code toString}. */
-    abstract void describe(HeartbeatConfig cfg, StringBuilder s);
+    abstract void describe(Plan cfg, StringBuilder s);
 
     /**
      * Event loop, when the handler starts or is reconfigured to {@code cfg}: the side object the
@@ -53,14 +53,14 @@ abstract class HandlerPolicy extends Rule {
      * @param channel the handler's channel
      * @param now the ticker time the handler's stamps are about to be set to
      */
-    abstract Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now);
+    abstract Object sideFor(Plan cfg, Object current, Channel channel, long now);
 
     /**
      * Worker, at the first expiry under a new configuration: starts judging {@code cfg} as of
      * {@code start}, the ticker time the handler's stamps were set at (the handler has cleared its
      * judgement word).
      */
-    abstract void start(HeartbeatHandler h, HeartbeatConfig cfg, long start);
+    abstract void start(HeartbeatHandler h, Plan cfg, long start);
 
     /**
      * Worker: decides, from the handler's stamps, what is due at {@code now} under {@code bound} (the
@@ -78,7 +78,7 @@ abstract class HandlerPolicy extends Rule {
      * ones). The handler has checked that it is active and the channel open.
      */
     @Override
-    abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now);
+    abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now);
 
     /**
      * The action bits of this policy that may wait for their event loop's next wake-up, up to a

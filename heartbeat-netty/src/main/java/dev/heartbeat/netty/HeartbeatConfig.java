@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.TimingWheel;
 
-// Over 500 lines (listed in checkstyle.xml): the public builder, each setting with its validation and Javadoc; the
-// records per concern that split it are the next step of issue 26.
+// Over 500 lines (listed in checkstyle.xml): the public builder, each setting with its validation and Javadoc; what
+// the engine runs is the Plan this configuration makes (settings in nanoseconds, compiled rules).
 /**
  * What a Heartbeat handler does about idleness: immutable, validated when built, shareable between
  * any number of channels. Start from one of the policies:
@@ -83,53 +83,8 @@ public final class HeartbeatConfig {
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(TimingWheel.MAX_DELAY_NANOS);
 
-    /** What the handler decides and does under this configuration: one stateless instance per policy. */
-    final HandlerPolicy policy;
-    final long readerIdleNanos;
-    final long writerIdleNanos;
-    final long allIdleNanos;
-    final boolean observeOutput;
-    final long pingIntervalNanos;
-    final long pingTimeoutNanos;
-    final int maxMissedPings;
-    final double jitter;
-    final boolean pingWhenWriterIdle;
-    /** How pings are made and their answers recognised: a {@link PingFactoryProbe} for {@link #ping(PingFactory)}. */
-    final Probe probe;
-    final AckMode ackMode;
-    /** The ping policy's reader-idle liveness close (see {@link Builder#closeWhenReaderIdle}); 0 when off. */
-    final long readerCloseNanos;
-    /** The adaptive answer timeout's bounds (see {@link Builder#adaptiveTimeout}); both 0 when it is off. */
-    final long adaptiveMinNanos;
-    final long adaptiveMaxNanos;
-    /** Whether the handler must look at inbound messages for answers (the probe matches them). */
-    final boolean matchesAnswers;
-    /** The shortest enabled timeout: how soon after activity the first check is due. */
-    final long shortestNanos;
-    /**
-     * The natural coalescing window: the largest power of two of nanoseconds that is at most 1/64 of
-     * the shortest timeout (ping timeouts included), so a deadline is delivered late by under 1.6% of
-     * it. The monitor caps it (see {@code HeartbeatMonitor.Builder#maxCoalescing}).
-     */
-    final long coalescingNanos;
-    /** The per-peer interval tuner of an adaptive keep-alive (see {@link Builder#adaptiveInterval}), or null. */
-    final AdaptiveKeepAlive<java.net.SocketAddress> tuner;
-    /** The lifecycle guards and the goodbye probe, or null for neither (see {@link Guards}). */
-    final Guards guards;
-    /** Whether the policy itself has a timeout (a configuration may have only guards). */
-    final boolean policyTracks;
-    /** Whether reads matter to this configuration: the read path stamps only then. */
-    final boolean tracksReads;
-    /** Whether writes matter to this configuration: the write path listens only then. */
-    final boolean tracksWrites;
-    /**
-     * The rules this configuration compiles to, in the order they are performed (see {@link Rule}):
-     * the drain, the guards', the overload's, and the main policy last; made once, shared by every
-     * channel of the configuration.
-     */
-    private final Rule[] rules;
-    /** The rules that look at inbound messages (see {@link Rule#onInbound}); those of {@link #rules}. */
-    private final Rule[] inboundRules;
+    /** What the engine runs for this configuration: its settings in nanoseconds, and the rules they compile to. */
+    final Plan plan;
     /**
      * The settings this configuration was built from: a private copy, never changed, the one source of
      * every derived configuration ({@link #toBuilder}), so that a derivation copies every setting, and
@@ -139,70 +94,11 @@ public final class HeartbeatConfig {
 
     private HeartbeatConfig(Builder b) {
         this.settings = b.copy();
-        this.policy = b.policy;
-        this.readerIdleNanos = b.readerIdleNanos;
-        this.writerIdleNanos = b.writerIdleNanos;
-        this.allIdleNanos = b.allIdleNanos;
-        this.observeOutput = b.observeOutput;
-        this.pingIntervalNanos = b.pingIntervalNanos;
-        this.pingTimeoutNanos = b.pingTimeoutNanos == 0 ? b.pingIntervalNanos : b.pingTimeoutNanos;
-        this.maxMissedPings = b.maxMissedPings;
-        this.jitter = b.jitter;
-        this.pingWhenWriterIdle = b.pingWhenWriterIdle;
-        this.probe = b.probe;
-        this.ackMode = b.ackMode;
-        this.readerCloseNanos = b.readerCloseNanos;
-        this.adaptiveMinNanos = b.adaptiveMinNanos;
-        this.adaptiveMaxNanos = b.adaptiveMaxNanos;
-        this.matchesAnswers = probe != null && probe.matching() != Probe.Matching.NONE;
-        long shortest = Long.MAX_VALUE;
-        long[] timeouts = {readerIdleNanos, writerIdleNanos, allIdleNanos, pingIntervalNanos, readerCloseNanos};
-        for (long t : timeouts) {
-            if (t > 0) {
-                shortest = Math.min(shortest, t);
-            }
-        }
-        this.policyTracks = shortest != Long.MAX_VALUE;
-        this.tuner = b.tuner;
-        this.guards = b.guards();
-        if (guards != null && guards.any()) {
-            shortest = Math.min(shortest, guards.firstLookNanos());
-        }
-        this.shortestNanos = shortest;
-        long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
-        finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
-        this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : Long.highestOneBit(finest >>> COALESCING_SHIFT);
-        this.tracksReads = policy.tracksReads(this);
-        this.tracksWrites = policy.tracksWrites(this) || (guards != null && guards.writeStallNanos > 0);
-        this.rules = compileRules();
-        this.inboundRules = guards != null && guards.twoPhase ? new Rule[] {MaxAgeRule.INSTANCE} : new Rule[0];
+        this.plan = new Plan(this, b.policy, b.readerIdleNanos, b.writerIdleNanos, b.allIdleNanos, b.observeOutput,
+                b.pingIntervalNanos, b.pingTimeoutNanos, b.maxMissedPings, b.jitter, b.pingWhenWriterIdle, b.probe,
+                b.ackMode, b.readerCloseNanos, b.adaptiveMinNanos, b.adaptiveMaxNanos, b.tuner, b.guards());
     }
 
-    /** The ordered list of rules this configuration uses (see {@link #rules}). */
-    private Rule[] compileRules() {
-        java.util.List<Rule> list = new java.util.ArrayList<>(6);
-        list.add(DrainRule.INSTANCE); // every channel can be drained: a drain is terminal
-        if (guards != null) {
-            guards.addRules(list);
-        }
-        if (OverloadRule.applies(this)) {
-            list.add(OverloadRule.INSTANCE);
-        }
-        if (policyTracks) {
-            list.add(policy);
-        }
-        return list.toArray(new Rule[0]);
-    }
-
-    /** The rules of this configuration, in the order they are performed (shared: never changed). */
-    Rule[] rules() {
-        return rules;
-    }
-
-    /** The rules that inspect inbound messages (shared: never changed). */
-    Rule[] inboundRules() {
-        return inboundRules;
-    }
 
     /**
      * The drop-in policy: {@link io.netty.handler.timeout.IdleStateEvent}s with
@@ -273,57 +169,57 @@ public final class HeartbeatConfig {
 
     /** The policy. */
     public Policy policy() {
-        return policy.kind();
+        return plan.policy.kind();
     }
 
     /** Reader idle timeout; zero when disabled. */
     public Duration readerIdle() {
-        return Duration.ofNanos(readerIdleNanos);
+        return Duration.ofNanos(plan.readerIdleNanos);
     }
 
     /** Writer idle timeout; zero when disabled. */
     public Duration writerIdle() {
-        return Duration.ofNanos(writerIdleNanos);
+        return Duration.ofNanos(plan.writerIdleNanos);
     }
 
     /** All-idle (neither read nor write) timeout; zero when disabled. */
     public Duration allIdle() {
-        return Duration.ofNanos(allIdleNanos);
+        return Duration.ofNanos(plan.allIdleNanos);
     }
 
     /** Whether slow but progressing writes count as activity. */
     public boolean observeOutput() {
-        return observeOutput;
+        return plan.observeOutput;
     }
 
     /** Ping interval; zero unless the policy is {@link Policy#PING}. */
     public Duration pingInterval() {
-        return Duration.ofNanos(pingIntervalNanos);
+        return Duration.ofNanos(plan.pingIntervalNanos);
     }
 
     /** How long each ping waits for an answer; zero unless the policy is {@link Policy#PING}. */
     public Duration pingTimeout() {
-        return Duration.ofNanos(pingTimeoutNanos);
+        return Duration.ofNanos(plan.pingTimeoutNanos);
     }
 
     /** Unanswered pings before the channel is closed; zero unless the policy is {@link Policy#PING}. */
     public int maxMissedPings() {
-        return maxMissedPings;
+        return plan.maxMissedPings;
     }
 
     /** The jitter, as a fraction of the ping interval. */
     public double jitter() {
-        return jitter;
+        return plan.jitter;
     }
 
     /** Whether pings are sent when we have not written (keep-alive) rather than when the peer is silent. */
     public boolean pingWhenWriterIdle() {
-        return pingWhenWriterIdle;
+        return plan.pingWhenWriterIdle;
     }
 
     /** The ping policy's reader-idle close: no read for this long closes the channel; zero when off. */
     public Duration closeWhenReaderIdle() {
-        return Duration.ofNanos(readerCloseNanos);
+        return Duration.ofNanos(plan.readerCloseNanos);
     }
 
     /**
@@ -331,52 +227,52 @@ public final class HeartbeatConfig {
      * {@link Builder#adaptiveTimeout}).
      */
     public Duration adaptiveTimeoutMin() {
-        return Duration.ofNanos(adaptiveMinNanos);
+        return Duration.ofNanos(plan.adaptiveMinNanos);
     }
 
     /** The adaptive answer timeout's upper bound, or zero when the answer timeout is fixed. */
     public Duration adaptiveTimeoutMax() {
-        return Duration.ofNanos(adaptiveMaxNanos);
+        return Duration.ofNanos(plan.adaptiveMaxNanos);
     }
 
     /** How a ping is settled; {@link AckMode#ANY_INBOUND} unless set (and for policies without pings). */
     public AckMode ackMode() {
-        return ackMode;
+        return plan.ackMode;
     }
 
     /** The maximum connection age (see {@link Builder#maxAge}); zero when off. */
     public Duration maxAge() {
-        return Duration.ofNanos(guards == null ? 0 : guards.maxAgeNanos);
+        return Duration.ofNanos(plan.guards == null ? 0 : plan.guards.maxAgeNanos);
     }
 
     /** The maximum age's jitter fraction (see {@link Builder#maxAgeJitter}); zero when off. */
     public double maxAgeJitter() {
-        return guards == null ? 0 : guards.ageJitter;
+        return plan.guards == null ? 0 : plan.guards.ageJitter;
     }
 
     /** How the maximum age is jittered. */
     public JitterMode maxAgeJitterMode() {
-        return guards == null ? JitterMode.SYMMETRIC : guards.jitterMode;
+        return plan.guards == null ? JitterMode.SYMMETRIC : plan.guards.jitterMode;
     }
 
     /** The grace after the maximum age's goodbye (see {@link Builder#maxAgeGrace}); zero for none. */
     public Duration maxAgeGrace() {
-        return Duration.ofNanos(guards == null ? 0 : guards.graceNanos);
+        return Duration.ofNanos(plan.guards == null ? 0 : plan.guards.graceNanos);
     }
 
     /** The write-stall timeout (see {@link Builder#writeStall}); zero when off. */
     public Duration writeStall() {
-        return Duration.ofNanos(guards == null ? 0 : guards.writeStallNanos);
+        return Duration.ofNanos(plan.guards == null ? 0 : plan.guards.writeStallNanos);
     }
 
     /** The longest a channel may stay unwritable (see {@link Builder#maxUnwritable}); zero when off. */
     public Duration maxUnwritable() {
-        return Duration.ofNanos(guards == null ? 0 : guards.maxUnwritableNanos);
+        return Duration.ofNanos(plan.guards == null ? 0 : plan.guards.maxUnwritableNanos);
     }
 
     /** Whose goodbye is written at maximum age and in a drain, if any (see {@link Builder#goodbye}). */
     public java.util.Optional<Probe> goodbye() {
-        return java.util.Optional.ofNullable(guards == null ? null : guards.goodbye);
+        return java.util.Optional.ofNullable(plan.guards == null ? null : plan.guards.goodbye);
     }
 
     /**
@@ -386,15 +282,15 @@ public final class HeartbeatConfig {
      * {@link Builder#build}); everything else as it is.
      */
     HeartbeatConfig withDoubledInterval() {
-        long doubled = Math.min(MAX_TIMEOUT.toNanos(), pingIntervalNanos * 2);
-        if (readerCloseNanos > 0 && !pingWhenWriterIdle) {
+        long doubled = Math.min(MAX_TIMEOUT.toNanos(), plan.pingIntervalNanos * 2);
+        if (plan.readerCloseNanos > 0 && !plan.pingWhenWriterIdle) {
             // The largest interval in [now, doubled] whose first ping still comes before the close (a
             // bisection: the bound grows with the interval).
-            long fits = pingIntervalNanos;
+            long fits = plan.pingIntervalNanos;
             long over = doubled + 1;
             while (over - fits > 1) {
                 long mid = fits + (over - fits) / 2;
-                if (settings.firstPingBoundNanos(mid) < readerCloseNanos) {
+                if (settings.firstPingBoundNanos(mid) < plan.readerCloseNanos) {
                     fits = mid;
                 } else {
                     over = mid;
@@ -412,7 +308,7 @@ public final class HeartbeatConfig {
     HeartbeatConfig withInterval(long intervalNanos) {
         Builder b = toBuilder();
         b.pingIntervalNanos = intervalNanos;
-        b.pingTimeoutNanos = pingTimeoutNanos;
+        b.pingTimeoutNanos = plan.pingTimeoutNanos;
         return new HeartbeatConfig(b);
     }
 
@@ -429,7 +325,7 @@ public final class HeartbeatConfig {
      *     here: it holds the new reader-idle close)
      */
     HeartbeatConfig withReaderIdleClose(long readerIdleNanos) {
-        Builder b = new Builder(policy == ClosePolicy.WITH_EXCEPTION ? policy : ClosePolicy.QUIETLY);
+        Builder b = new Builder(plan.policy == ClosePolicy.WITH_EXCEPTION ? plan.policy : ClosePolicy.QUIETLY);
         b.guard = settings.guard.copy();
         if (b.guard.goodbye == null) {
             b.guard.goodbye = settings.probe; // the goodbye this configuration said, if any
@@ -443,22 +339,13 @@ public final class HeartbeatConfig {
         return settings.copy();
     }
 
-    /** Whether the channel needs a {@link GuardState}. */
-    boolean hasGuardState() {
-        return guards != null && guards.any();
-    }
-
-    /** Whether any timeout is enabled. */
-    boolean tracksAnything() {
-        return shortestNanos != Long.MAX_VALUE;
-    }
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(policy.kind());
-        policy.describe(this, s);
-        if (guards != null) {
-            guards.describe(s);
+        StringBuilder s = new StringBuilder("HeartbeatConfig[").append(plan.policy.kind());
+        plan.policy.describe(plan, s);
+        if (plan.guards != null) {
+            plan.guards.describe(s);
         }
         return s.append(']').toString();
     }

@@ -215,7 +215,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     @SuppressWarnings("unused") // accessed through ACTIONS
     private volatile int actions;
 
-    HeartbeatHandler(MonitorEngine monitor, HeartbeatConfig config) {
+    HeartbeatHandler(MonitorEngine monitor, Plan config) {
         this.config = monitor.bind(config);
     }
 
@@ -223,7 +223,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * A handler for one channel under {@code config}: on the outbound side too ({@link Duplex}) only if
      * the configuration tracks writes.
      */
-    static HeartbeatHandler of(MonitorEngine monitor, HeartbeatConfig config) {
+    static HeartbeatHandler of(MonitorEngine monitor, Plan config) {
         return config.tracksWrites ? new Duplex(monitor, config) : new HeartbeatHandler(monitor, config);
     }
 
@@ -287,7 +287,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         lifecycle(ACTIVE);
         this.ctx = ctx;
         MonitorEngine monitor = config.monitor;
-        HeartbeatConfig cfg = AdaptiveInterval.configFor(config.config, ctx.channel()); // an adaptive interval
+        Plan cfg = AdaptiveInterval.configFor(config.config, ctx.channel()); // an adaptive interval
         if (cfg != config.config) { // this channel's own interval, before anything is published
             CONFIG.setRelease(this, monitor.bind(cfg));
         }
@@ -342,8 +342,8 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * for the channel's peer); idleness is measured afresh from now, and any verdict the worker reached
      * under the previous configuration is dropped.
      */
-    void reconfigure(HeartbeatConfig requested) {
-        HeartbeatConfig cfg = ctx == null ? requested : AdaptiveInterval.configFor(requested, ctx.channel());
+    void reconfigure(Plan requested) {
+        Plan cfg = ctx == null ? requested : AdaptiveInterval.configFor(requested, ctx.channel());
         MonitorEngine monitor = config.monitor;
         BoundConfig bound = monitor.bind(cfg);
         if (cfg.tracksWrites && !(this instanceof Duplex) && ctx != null) {
@@ -380,7 +380,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * Event loop: the side object for {@code cfg}: the policy's (see {@link HandlerPolicy#sideFor}),
      * wrapped in a {@link GuardState} when the configuration sets a guard.
      */
-    private Object sideFor(HeartbeatConfig cfg, Channel channel, long now) {
+    private Object sideFor(Plan cfg, Channel channel, long now) {
         Object current = SIDE.getOpaque(this);
         Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now);
         // The grace of the configuration in force until cfg is published (none for a carried goodbye: its state
@@ -399,7 +399,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * Any thread: whether the channel carries a goodbye's grace into {@code cfg}, a configuration without guard
      * state: {@link MaxAgeRule} (not among cfg's rules) then still closes the channel at the grace's end.
      */
-    private boolean carriesGoodbye(HeartbeatConfig cfg) {
+    private boolean carriesGoodbye(Plan cfg) {
         return !cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState;
     }
 
@@ -408,7 +408,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * {@code shortestNanos} later, or sooner for a guard whose state runs on from before (an age, a
      * goodbye, an unwritable spell) or for an idle timeout that an overload scales down.
      */
-    private long firstCheck(HeartbeatConfig cfg, long now) {
+    private long firstCheck(Plan cfg, long now) {
         long first = now + Math.min(cfg.shortestNanos, HeartbeatConfig.MAX_TIMEOUT.toNanos());
         for (Rule rule : cfg.rules()) {
             first = rule.firstLook(this, cfg, first, now);
@@ -438,7 +438,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
     }
 
     /** Any thread: the current configuration. */
-    HeartbeatConfig config() {
+    Plan config() {
         return ((BoundConfig) CONFIG.getAcquire(this)).config;
     }
 
@@ -684,10 +684,10 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * (say, {@code AdaptiveKeepAlive.tooManyPings(peer)}).
      */
     private void backOff(BoundConfig bound, ChannelHandlerContext ctx) {
-        HeartbeatConfig slower = AdaptiveInterval.slower(bound.config, ctx.channel());
+        Plan slower = AdaptiveInterval.slower(bound.config, ctx.channel());
         reconfigure(slower);
         bound.monitor.pingBackoff();
-        ctx.fireUserEventTriggered(new HeartbeatPingBackoffEvent(slower.pingInterval()));
+        ctx.fireUserEventTriggered(new HeartbeatPingBackoffEvent(slower.owner.pingInterval()));
     }
 
     /** Event loop: offers {@code msg} to the goodbye and the probe; whether one of them consumed it. */
@@ -904,7 +904,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      */
     int judge(BoundConfig bound, long now) {
         judgement &= ~STALL_GRACE; // judged at last: a later stall may defer it again
-        HeartbeatConfig cfg = bound.config;
+        Plan cfg = bound.config;
         MonitorEngine monitor = bound.monitor;
         monitor.startLooks(now + HeartbeatConfig.MAX_TIMEOUT.toNanos()); // no rule needs a look later than this
         boolean over = conversationOver(cfg);
@@ -930,7 +930,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * {@link Probe#goodbyeEndsConversation}): the rules that wait for the peer then rest, and the
      * grace's end closes the channel.
      */
-    private boolean conversationOver(HeartbeatConfig cfg) {
+    private boolean conversationOver(Plan cfg) {
         return cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g && cfg.guards.conversationOver(g);
     }
 
@@ -948,7 +948,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
      * request for a handler is due {@code shortestNanos} after the moment its stamps were set, so
      * that moment is {@code requestedDeadline() - shortestNanos}; the policy's checks start from it.
      */
-    private void prepare(HeartbeatConfig cfg) {
+    private void prepare(Plan cfg) {
         judgement &= DRAINING | DRAIN_SLOT_BITS; // clears FRESH; a drain outlives a reconfiguration
         // The guards' first look may come before shortestNanos (an age running since activation): the
         // guard state then knows the stamp time itself.
@@ -1037,7 +1037,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
         }
         // The worker decided from stamps it read earlier; what the event loop did since (it may have
         // read data just now) is checked again by each rule, as IdleStateHandler's tasks check on the loop.
-        HeartbeatConfig cfg = config.config;
+        Plan cfg = config.config;
         settlePendingWrite(); // before now: a stamp it makes is no later than the rules' now
         long now = monitor.ticker.nanoTime();
         int bits = stale ? ActionBits.DRAIN : word; // a drain is terminal: it closes whatever the configuration
@@ -1170,7 +1170,7 @@ sealed class HeartbeatHandler extends TimerEntry implements ChannelInboundHandle
          */
         byte flushState;
 
-        Duplex(MonitorEngine monitor, HeartbeatConfig config) {
+        Duplex(MonitorEngine monitor, Plan config) {
             super(monitor, config);
         }
 

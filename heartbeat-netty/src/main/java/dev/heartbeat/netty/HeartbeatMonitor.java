@@ -104,7 +104,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
      * @throws IllegalStateException if this monitor is closed
      */
     public ChannelHandler newHandler(HeartbeatConfig config) {
-        return engine.newHandler(config);
+        return engine.newHandler(config.plan);
     }
 
     /**
@@ -138,7 +138,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     public boolean reconfigure(Channel channel, String handlerName, HeartbeatConfig config) {
         Objects.requireNonNull(config, "config");
         engine.requireOpen();
-        return onHandler(channel, handlerName, h -> h.reconfigure(config));
+        return onHandler(channel, handlerName, h -> h.reconfigure(config.plan));
     }
 
     /**
@@ -197,7 +197,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
      *     more than one
      */
     public HeartbeatConfig configOf(Channel channel) {
-        return handlerOf(channel, null).config();
+        return handlerOf(channel, null).config().owner;
     }
 
     /**
@@ -207,7 +207,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
      */
     public HeartbeatConfig configOf(Channel channel, String handlerName) {
         Objects.requireNonNull(handlerName, "handlerName");
-        return handlerOf(channel, handlerName).config();
+        return handlerOf(channel, handlerName).config().owner;
     }
 
     /**

@@ -44,19 +44,19 @@ abstract class IdlePolicy extends HandlerPolicy {
     private static final int SCHEDULED_BITS = 7 << SCHEDULED_SHIFT;
 
     @Override
-    boolean tracksReads(HeartbeatConfig cfg) {
+    boolean tracksReads(Plan cfg) {
         return cfg.readerIdleNanos > 0 || cfg.allIdleNanos > 0;
     }
 
     @Override
-    boolean tracksWrites(HeartbeatConfig cfg) {
+    boolean tracksWrites(Plan cfg) {
         return cfg.writerIdleNanos > 0 || cfg.allIdleNanos > 0;
     }
 
     @Override
-    void describe(HeartbeatConfig cfg, StringBuilder s) {
-        s.append(", readerIdle=").append(cfg.readerIdle()).append(", writerIdle=").append(cfg.writerIdle())
-                .append(", allIdle=").append(cfg.allIdle()).append(", observeOutput=").append(cfg.observeOutput);
+    void describe(Plan cfg, StringBuilder s) {
+        s.append(", readerIdle=").append(cfg.owner.readerIdle()).append(", writerIdle=").append(cfg.owner.writerIdle())
+                .append(", allIdle=").append(cfg.owner.allIdle()).append(", observeOutput=").append(cfg.observeOutput);
     }
 
     /**
@@ -65,7 +65,7 @@ abstract class IdlePolicy extends HandlerPolicy {
      * existing one is kept; an output observer is one); else whatever the handler has.
      */
     @Override
-    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
+    Object sideFor(Plan cfg, Object current, Channel channel, long now) {
         if (cfg.observeOutput) {
             if (current instanceof OutputObserver output) {
                 output.snapshot(channel, now);
@@ -80,7 +80,7 @@ abstract class IdlePolicy extends HandlerPolicy {
     }
 
     /** Whether {@code cfg} enables all three kinds: then the all-idle check time is in an {@link AllIdleCheck}. */
-    private static boolean allThree(HeartbeatConfig cfg) {
+    private static boolean allThree(Plan cfg) {
         return cfg.readerIdleNanos > 0 && cfg.writerIdleNanos > 0 && cfg.allIdleNanos > 0;
     }
 
@@ -89,18 +89,18 @@ abstract class IdlePolicy extends HandlerPolicy {
      * null if it needs one and the handler has none, which only a worker still judging a configuration
      * the event loop is switching away from sees (see {@link HeartbeatHandler#allIdleCheck}).
      */
-    private static AllIdleCheck third(HeartbeatHandler h, HeartbeatConfig cfg) {
+    private static AllIdleCheck third(HeartbeatHandler h, Plan cfg) {
         return allThree(cfg) ? h.allIdleCheck() : null;
     }
 
     /** When the enabled check of {@code kind} is next due: in its policy slot, or in {@code third}. */
-    private static long due(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind) {
+    private static long due(HeartbeatHandler h, Plan cfg, AllIdleCheck third, int kind) {
         int slot = slotOf(cfg, kind);
         return slot >= 0 ? h.checkTime(slot) : third.due;
     }
 
     /** Sets when the enabled check of {@code kind} is next due. */
-    private static void due(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind, long time) {
+    private static void due(HeartbeatHandler h, Plan cfg, AllIdleCheck third, int kind, long time) {
         int slot = slotOf(cfg, kind);
         if (slot >= 0) {
             h.checkTime(slot, time);
@@ -113,7 +113,7 @@ abstract class IdlePolicy extends HandlerPolicy {
      * The policy slot of the enabled check of {@code kind}: the reader's is 0 and the writer's 1; the
      * all-idle check's is whichever of the two its configuration leaves free, or -1 (the side object).
      */
-    private static int slotOf(HeartbeatConfig cfg, int kind) {
+    private static int slotOf(Plan cfg, int kind) {
         if (kind != CheckOrder.ALL) {
             return kind == CheckOrder.READER ? 0 : 1;
         }
@@ -124,7 +124,7 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     /** Each check starts from {@code start}, as IdleStateHandler schedules its three tasks when it initialises. */
     @Override
-    void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
+    void start(HeartbeatHandler h, Plan cfg, long start) {
         h.judgement(CheckOrder.INITIAL << SCHEDULED_SHIFT); // and no kind was idle
         AllIdleCheck third = third(h, cfg);
         if (allThree(cfg) && third == null) {
@@ -140,7 +140,7 @@ abstract class IdlePolicy extends HandlerPolicy {
 
     @Override
     int judge(HeartbeatHandler h, BoundConfig bound, long now) {
-        HeartbeatConfig cfg = bound.config;
+        Plan cfg = bound.config;
         AllIdleCheck third = third(h, cfg);
         if (allThree(cfg) && third == null) {
             // A reconfiguration away from this configuration is under way: its request decides.
@@ -195,7 +195,7 @@ abstract class IdlePolicy extends HandlerPolicy {
     }
 
     /** The earliest of the enabled checks. */
-    private static long nextCheck(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third) {
+    private static long nextCheck(HeartbeatHandler h, Plan cfg, AllIdleCheck third) {
         long next = 0;
         boolean any = false;
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
@@ -215,7 +215,7 @@ abstract class IdlePolicy extends HandlerPolicy {
      *
      * @return the event bit if it found the channel idle (first or subsequent), else 0
      */
-    private static int runCheck(HeartbeatHandler h, HeartbeatConfig cfg, AllIdleCheck third, int kind, long at,
+    private static int runCheck(HeartbeatHandler h, Plan cfg, AllIdleCheck third, int kind, long at,
             long read, long write, boolean reading) {
         long timeout = CheckOrder.timeout(cfg, kind);
         long last = kind == CheckOrder.READER ? read : kind == CheckOrder.WRITER ? write : latest(read, write);
@@ -259,7 +259,7 @@ abstract class IdlePolicy extends HandlerPolicy {
     }
 
     /** Event loop: whether the verdict's {@code kind} still holds from the current stamps. */
-    static boolean idle(HeartbeatHandler h, int kind, HeartbeatConfig cfg, int bits, long now) {
+    static boolean idle(HeartbeatHandler h, int kind, Plan cfg, int bits, long now) {
         if ((bits & (eventBit(kind, true) | eventBit(kind, false))) == 0) {
             return false;
         }
@@ -278,7 +278,7 @@ abstract class IdlePolicy extends HandlerPolicy {
     }
 
 
-    private static boolean outputChanged(HeartbeatHandler h, HeartbeatConfig cfg, boolean first) {
+    private static boolean outputChanged(HeartbeatHandler h, Plan cfg, boolean first) {
         OutputObserver output = cfg.observeOutput ? h.output() : null;
         return output != null && output.changed(h.ctx.channel(), first, h.lastWriteOpaque());
     }

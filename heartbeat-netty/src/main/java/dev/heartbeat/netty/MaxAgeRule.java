@@ -29,7 +29,7 @@ final class MaxAgeRule extends Rule {
     }
 
     @Override
-    long firstLook(HeartbeatHandler h, HeartbeatConfig cfg, long first, long now) {
+    long firstLook(HeartbeatHandler h, Plan cfg, long first, long now) {
         GuardState g = h.guardState();
         Guards guards = Guards.of(cfg);
         if (g == null || !(guards.maxAgeNanos > 0 || g.phase() != GuardState.LIVING)) {
@@ -80,7 +80,7 @@ final class MaxAgeRule extends Rule {
     }
 
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         GuardState g = h.guardState();
         Guards guards = Guards.of(cfg);
         int phase = g.phase();
@@ -162,7 +162,7 @@ final class MaxAgeRule extends Rule {
      * @return whether {@code msg} was that answer (released here)
      */
     @Override
-    boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, Object msg) {
+    boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, Object msg) {
         GuardState g = h.guardState();
         Guards guards = Guards.of(cfg);
         if (g == null || g.phase() != GuardState.WARNED || guards.goodbye == null || !guards.goodbye.isAnswer(msg)

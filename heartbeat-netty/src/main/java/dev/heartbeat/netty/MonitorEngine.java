@@ -200,7 +200,7 @@ final class MonitorEngine {
 
     /** An entry of the worker's own, no channel's: its 1 ms timeout only sets its coalescing window (8 us). */
     private HeartbeatHandler internalEntry() {
-        return new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build());
+        return new HeartbeatHandler(this, HeartbeatConfig.events().readerIdle(Duration.ofMillis(1)).build().plan);
     }
 
     void startWorker() {
@@ -216,7 +216,7 @@ final class MonitorEngine {
         }
     }
 
-    ChannelHandler newHandler(HeartbeatConfig config) {
+    ChannelHandler newHandler(Plan config) {
         Objects.requireNonNull(config, "config");
         requireOpen();
         return HeartbeatHandler.of(this, config);
@@ -360,7 +360,7 @@ final class MonitorEngine {
      * immutable (final fields), so every thread sees a whole one or none, and a miss, or a lost
      * store, only costs one more allocation.
      */
-    BoundConfig bind(HeartbeatConfig config) {
+    BoundConfig bind(Plan config) {
         BoundConfig[] cache = bound;
         int i = System.identityHashCode(config) & (cache.length - 1);
         BoundConfig b = cache[i];
@@ -371,7 +371,7 @@ final class MonitorEngine {
         return b;
     }
 
-    long coalescingWindow(HeartbeatConfig cfg) {
+    long coalescingWindow(Plan cfg) {
         return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
     }
 
@@ -490,7 +490,7 @@ final class MonitorEngine {
             if (h == pacer || h == followUp) {
                 continue;
             }
-            HeartbeatConfig cfg = h.config();
+            Plan cfg = h.config();
             if (factor < 1 && OverloadRule.applies(cfg)) {
                 long at = OverloadRule.nextDeadline(h, cfg, factor, h.deadline());
                 if (at - h.deadline() < 0) {
@@ -778,7 +778,7 @@ final class MonitorEngine {
         }
 
         /** Lazy hand-offs: marks {@code batch} as not to wait, or notes how long these actions may wait. */
-        private void noteWhetherItCanWait(EventLoopBatch batch, HeartbeatConfig cfg, int actions) {
+        private void noteWhetherItCanWait(EventLoopBatch batch, Plan cfg, int actions) {
             long window = coalescingWindow(cfg);
             if ((actions & ~cfg.policy.deferrableBits()) != 0 || window < 2) {
                 batch.mustNotWait();
@@ -802,7 +802,7 @@ final class MonitorEngine {
             }
         }
 
-        private void dispatch(HeartbeatHandler handler, HeartbeatConfig cfg, int actions, int serial, long now) {
+        private void dispatch(HeartbeatHandler handler, Plan cfg, int actions, int serial, long now) {
             EventExecutor executor = executorOf(handler);
             if (executor == null) {
                 return; // never registered; the next check will try again

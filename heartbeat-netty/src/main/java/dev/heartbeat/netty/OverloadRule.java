@@ -22,7 +22,7 @@ final class OverloadRule extends Rule {
     }
 
     /** Whether {@code cfg} is scaled under overload. */
-    static boolean applies(HeartbeatConfig cfg) {
+    static boolean applies(Plan cfg) {
         HeartbeatConfig.Policy kind = cfg.policy.kind();
         return kind == HeartbeatConfig.Policy.CLOSE || kind == HeartbeatConfig.Policy.CLOSE_WITH_EXCEPTION;
     }
@@ -33,7 +33,7 @@ final class OverloadRule extends Rule {
     }
 
     @Override
-    long firstLook(HeartbeatHandler h, HeartbeatConfig cfg, long first, long now) {
+    long firstLook(HeartbeatHandler h, Plan cfg, long first, long now) {
         double factor = h.monitor().overloadFactor();
         return factor < 1 ? nextDeadline(h, cfg, factor, first) : first; // started or switched during an overload
     }
@@ -44,7 +44,7 @@ final class OverloadRule extends Rule {
         if (factor >= 1) {
             return 0; // the monitor moves the entries when an overload begins
         }
-        HeartbeatConfig cfg = bound.config;
+        Plan cfg = bound.config;
         // Times wrap around (they are compared by subtraction), so "no deadline" is a time, not a sentinel:
         // Long.MAX_VALUE would read as the past to a ticker near Long.MIN_VALUE.
         long over = nextDeadline(h, cfg, factor, now + HeartbeatConfig.MAX_TIMEOUT.toNanos());
@@ -62,7 +62,7 @@ final class OverloadRule extends Rule {
     }
 
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         double factor = h.monitor().overloadFactor();
         int kind = factor < 1 ? idleKind(h, cfg, factor, now) : -1;
         if (kind < 0) {
@@ -77,7 +77,7 @@ final class OverloadRule extends Rule {
     }
 
     /** Worker or event loop: the kind idle for {@code factor} of its timeout at {@code now}, or -1. */
-    static int idleKind(HeartbeatHandler h, HeartbeatConfig cfg, double factor, long now) {
+    static int idleKind(HeartbeatHandler h, Plan cfg, double factor, long now) {
         boolean busy = h.readingOpaque();
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
             long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);
@@ -90,7 +90,7 @@ final class OverloadRule extends Rule {
     }
 
     /** When the earliest scaled deadline comes, from the stamps; {@code otherwise} if later or none. */
-    static long nextDeadline(HeartbeatHandler h, HeartbeatConfig cfg, double factor, long otherwise) {
+    static long nextDeadline(HeartbeatHandler h, Plan cfg, double factor, long otherwise) {
         long next = otherwise;
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
             long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);

@@ -93,27 +93,27 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     @Override
-    boolean tracksReads(HeartbeatConfig cfg) {
+    boolean tracksReads(Plan cfg) {
         return true; // reads answer pings in every ack mode, and drive them unless whenWriterIdle
     }
 
     @Override
-    boolean tracksWrites(HeartbeatConfig cfg) {
+    boolean tracksWrites(Plan cfg) {
         return cfg.pingWhenWriterIdle;
     }
 
     @Override
-    void describe(HeartbeatConfig cfg, StringBuilder s) {
-        s.append(", interval=").append(cfg.pingInterval()).append(", timeout=").append(cfg.pingTimeout())
+    void describe(Plan cfg, StringBuilder s) {
+        s.append(", interval=").append(cfg.owner.pingInterval()).append(", timeout=").append(cfg.owner.pingTimeout())
                 .append(", maxMissedPings=").append(cfg.maxMissedPings).append(", jitter=").append(cfg.jitter)
                 .append(cfg.pingWhenWriterIdle ? ", whenWriterIdle" : ", whenReaderIdle")
                 .append(", probe=").append(cfg.probe).append(", ackMode=").append(cfg.ackMode);
         if (cfg.readerCloseNanos > 0) {
-            s.append(", closeWhenReaderIdle=").append(cfg.closeWhenReaderIdle());
+            s.append(", closeWhenReaderIdle=").append(cfg.owner.closeWhenReaderIdle());
         }
         if (cfg.adaptiveMaxNanos > 0) {
-            s.append(", adaptiveTimeout=[").append(cfg.adaptiveTimeoutMin()).append(", ")
-                    .append(cfg.adaptiveTimeoutMax()).append(']');
+            s.append(", adaptiveTimeout=[").append(cfg.owner.adaptiveTimeoutMin()).append(", ")
+                    .append(cfg.owner.adaptiveTimeoutMax()).append(']');
         }
     }
 
@@ -122,21 +122,21 @@ final class PingPolicy extends HandlerPolicy {
      * handler has: the ping state itself is in the handler's slots.
      */
     @Override
-    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
+    Object sideFor(Plan cfg, Object current, Channel channel, long now) {
         return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState();
     }
 
     // ------------------------------------------------------------------ worker
 
     @Override
-    void start(HeartbeatHandler h, HeartbeatConfig cfg, long start) {
+    void start(HeartbeatHandler h, Plan cfg, long start) {
         clearMissedPings(h);
         h.pingSlotsFrom(start); // no stale stamp of another policy reads as a ping's failed write (seed 209)
     }
 
     @Override
     int judge(HeartbeatHandler h, BoundConfig bound, long now) {
-        HeartbeatConfig cfg = bound.config;
+        Plan cfg = bound.config;
         long read = h.lastReadOpaque();
         boolean busy = h.readingOpaque();
         h.awaitAnswer(true); // the finer coalescing window, until the interval returns clear it
@@ -235,7 +235,7 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     /** Worker: the pending ping is missed: close after {@code maxMissedPings} in a row, else ping again. */
-    private static int missed(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long now, long poll) {
+    private static int missed(HeartbeatHandler h, Plan cfg, long silentSince, long now, long poll) {
         if (countMissedPing(h) >= cfg.maxMissedPings) {
             // The close is on its way; look again if it is vetoed.
             return verdict(h, cfg, silentSince, now + cfg.pingTimeoutNanos, PING_TIMEOUT);
@@ -255,7 +255,7 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     /** Worker: decides a ping ({@code kind} is {@link #SEND_PING} or {@link #RESEND_PING}) at {@code now}. */
-    private static int decide(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, int kind, long now,
+    private static int decide(HeartbeatHandler h, Plan cfg, long silentSince, int kind, long now,
             long poll) {
         h.judgement(h.judgement() & ~OUTCOME_COUNTED);
         h.pingDecided(now);
@@ -267,7 +267,7 @@ final class PingPolicy extends HandlerPolicy {
      * reader-idle close comes due ({@code closeWhenReaderIdle} after {@code silentSince}) if that is on
      * and earlier.
      */
-    private static int verdict(HeartbeatHandler h, HeartbeatConfig cfg, long silentSince, long next, int bits) {
+    private static int verdict(HeartbeatHandler h, Plan cfg, long silentSince, long next, int bits) {
         return HandlerPolicy.verdict(h,
                 cfg.readerCloseNanos > 0 ? earliest(next, silentSince + cfg.readerCloseNanos) : next, bits);
     }
@@ -277,7 +277,7 @@ final class PingPolicy extends HandlerPolicy {
      * settles it under {@link AckMode#ANY_INBOUND}; only the probe's answer (to the latest ping, read
      * at or after the decision) under the matched modes.
      */
-    private static boolean answered(HeartbeatConfig cfg, ProbeState probe, boolean busy, long read, long sentAt) {
+    private static boolean answered(Plan cfg, ProbeState probe, boolean busy, long read, long sentAt) {
         if (cfg.ackMode == AckMode.ANY_INBOUND) {
             return busy || read - sentAt >= 0;
         }
@@ -289,7 +289,7 @@ final class PingPolicy extends HandlerPolicy {
      * timeout after its write, or under {@link AckMode#MATCHED_EXTENDS} a timeout after the latest
      * read since its write ({@code read}).
      */
-    private static long answerDue(HeartbeatConfig cfg, long timeout, long written, long read) {
+    private static long answerDue(Plan cfg, long timeout, long written, long read) {
         return cfg.ackMode == AckMode.MATCHED_EXTENDS && read - written > 0 ? read + timeout : written + timeout;
     }
 
@@ -298,7 +298,7 @@ final class PingPolicy extends HandlerPolicy {
      * was answered, or under {@link AckMode#MATCHED_EXTENDS} traffic since pushed its deadline out.
      * The worker's rule, applied to the current stamps.
      */
-    private static boolean notMissed(HeartbeatConfig cfg, ProbeState probe, boolean busy, long read, long written,
+    private static boolean notMissed(Plan cfg, ProbeState probe, boolean busy, long read, long written,
             long now) {
         if (answered(cfg, probe, busy, read, written)) {
             return true;
@@ -311,7 +311,7 @@ final class PingPolicy extends HandlerPolicy {
      * Worker: how long the written ping waits for its answer: the configured timeout, or with
      * {@code adaptiveTimeout} and a round-trip sample, {@code clamp(SRTT + 4 * RTTVAR, min, max)}.
      */
-    static long answerTimeoutNanos(HeartbeatConfig cfg, ProbeState probe) {
+    static long answerTimeoutNanos(Plan cfg, ProbeState probe) {
         if (cfg.adaptiveMaxNanos == 0 || probe == null) {
             return cfg.pingTimeoutNanos;
         }
@@ -329,7 +329,7 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
-    private static long jitterNanos(HeartbeatHandler h, HeartbeatConfig cfg) {
+    private static long jitterNanos(HeartbeatHandler h, Plan cfg) {
         if (cfg.jitter == 0) {
             return 0;
         }
@@ -342,7 +342,7 @@ final class PingPolicy extends HandlerPolicy {
 
     /** Writes the ping, or closes, that {@code bits} ask for, unless the current stamps say it is no longer due. */
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         // Present if the probe matches answers: this thread made it before it published cfg.
         ProbeState probe = cfg.matchesAnswers ? h.probeState() : null;
         long read = h.lastReadOpaque();

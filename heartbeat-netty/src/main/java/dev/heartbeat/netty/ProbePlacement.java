@@ -114,9 +114,9 @@ public final class ProbePlacement {
      * otherwise the check runs one task later (see the class comment), once the pipeline is complete. A
      * configuration without a probe costs nothing, one that fits a walk of the pipeline and no task.
      */
-    static void checkSoon(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
+    static void checkSoon(ChannelHandlerContext ctx, Plan cfg) {
         Probe ping = cfg.matchesAnswers ? cfg.probe : null;
-        Probe bye = cfg.goodbye().orElse(null);
+        Probe bye = cfg.owner.goodbye().orElse(null);
         if (!fits(ping, ctx) || (bye != ping && !fits(bye, ctx))) {
             ctx.executor().execute(() -> check(ctx, cfg));
         }
@@ -131,7 +131,7 @@ public final class ProbePlacement {
      * Checks now: refuses, warns or says nothing (see the class comment). Nothing for a removed
      * handler or a closed channel.
      */
-    static Outcome check(ChannelHandlerContext ctx, HeartbeatConfig cfg) {
+    static Outcome check(ChannelHandlerContext ctx, Plan cfg) {
         if (ctx.isRemoved() || !ctx.channel().isOpen()) {
             return Outcome.SILENT;
         }
@@ -139,8 +139,8 @@ public final class ProbePlacement {
         Probe ping = cfg.matchesAnswers ? cfg.probe : null;
         if (ping != null) {
             Finding f = ping.placement(ctx);
-            if (f.verdict() == Verdict.WRONG && cfg.ackMode().needsMatching()) {
-                ctx.fireExceptionCaught(new IllegalStateException(f.problem() + " (ackMode " + cfg.ackMode()
+            if (f.verdict() == Verdict.WRONG && cfg.ackMode.needsMatching()) {
+                ctx.fireExceptionCaught(new IllegalStateException(f.problem() + " (ackMode " + cfg.ackMode
                         + " needs the answers: without them every quiet peer would be closed for PING_TIMEOUT; "
                         + "the channel is closed)"));
                 ctx.channel().close();
@@ -155,7 +155,7 @@ public final class ProbePlacement {
                 outcome = Outcome.WARNED;
             }
         }
-        Probe bye = cfg.goodbye().orElse(null);
+        Probe bye = cfg.owner.goodbye().orElse(null);
         if (bye != null && bye != ping) {
             Finding f = bye.placement(ctx);
             if (f.verdict() != Verdict.FITS) {

@@ -52,7 +52,7 @@ abstract class Rule {
      * {@code now}: the earliest this rule needs its first look, given the state it carries over (an
      * age, an unwritable spell), or {@code first} if it needs none sooner.
      */
-    long firstLook(HeartbeatHandler h, HeartbeatConfig cfg, long first, long now) {
+    long firstLook(HeartbeatHandler h, Plan cfg, long first, long now) {
         return first;
     }
 
@@ -69,13 +69,13 @@ abstract class Rule {
      * the event loop's current view first: the worker judged from older state. Every close goes
      * through the {@link CloseSequence}.
      */
-    abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now);
+    abstract void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now);
 
     /**
      * Event loop, on the read path (only of configurations whose {@link BoundConfig#inspectsReads}):
      * whether {@code msg} was this rule's own (an answer to something it sent) and is consumed here.
      */
-    boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, Object msg) {
+    boolean onInbound(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, Object msg) {
         return false;
     }
 

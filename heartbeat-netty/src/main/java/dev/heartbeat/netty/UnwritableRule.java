@@ -26,7 +26,7 @@ final class UnwritableRule extends Rule {
     }
 
     @Override
-    long firstLook(HeartbeatHandler h, HeartbeatConfig cfg, long first, long now) {
+    long firstLook(HeartbeatHandler h, Plan cfg, long first, long now) {
         GuardState g = h.guardState();
         return g != null && g.unwritable() ? earliest(first, g.unwritableSince() + cfg.guards.maxUnwritableNanos)
                 : first;
@@ -52,7 +52,7 @@ final class UnwritableRule extends Rule {
     }
 
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         GuardState g = h.guardState();
         Channel channel = ctx.channel();
         if (g.unwritable() && !channel.isWritable() && now - g.unwritableSince() >= cfg.guards.maxUnwritableNanos) {

@@ -56,7 +56,7 @@ final class WriteStallRule extends Rule {
     }
 
     @Override
-    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, HeartbeatConfig cfg, int bits, long now) {
+    void perform(HeartbeatHandler h, ChannelHandlerContext ctx, Plan cfg, int bits, long now) {
         GuardState g = h.guardState();
         ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
         if (buf != null && g.stalled(System.identityHashCode(buf.current()), buf.totalPendingWriteBytes(),

@@ -133,7 +133,7 @@ class CoalescingTest {
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
         HeartbeatConfig cfg = HeartbeatConfig.ping(c -> "PING").interval(Duration.ofSeconds(40))
                 .timeout(Duration.ofSeconds(5)).maxMissedPings(2).build();
-        long window = monitor.engine.coalescingWindow(cfg);
+        long window = monitor.engine.coalescingWindow(cfg.plan);
         assertEquals(HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS, window, "40 s / 64 capped");
         SplittableRandom random = new SplittableRandom(7);
         List<EmbeddedChannel> silent = new ArrayList<>();

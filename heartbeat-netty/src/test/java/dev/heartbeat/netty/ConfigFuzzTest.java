@@ -118,8 +118,9 @@ class ConfigFuzzTest {
                 last[0] = "build";
                 last[1] = "";
                 HeartbeatConfig cfg = b.build();
-                assertTrue(cfg.readerIdleNanos >= 0 && cfg.writerIdleNanos >= 0 && cfg.allIdleNanos >= 0);
-                assertTrue(cfg.coalescingNanos >= 0);
+                Plan plan = cfg.plan;
+                assertTrue(plan.readerIdleNanos >= 0 && plan.writerIdleNanos >= 0 && plan.allIdleNanos >= 0);
+                assertTrue(plan.coalescingNanos >= 0);
                 built++;
             } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
                 String message = String.valueOf(e.getMessage());
@@ -156,7 +157,8 @@ class ConfigFuzzTest {
             TimeUnit unit = TimeUnit.values()[r.nextInt(TimeUnit.values().length)];
             try {
                 HeartbeatConfig cfg = HeartbeatConfig.events(r.nextBoolean(), t[0], t[1], t[2], unit);
-                for (long nanos : new long[] {cfg.readerIdleNanos, cfg.writerIdleNanos, cfg.allIdleNanos}) {
+                Plan plan = cfg.plan;
+                for (long nanos : new long[] {plan.readerIdleNanos, plan.writerIdleNanos, plan.allIdleNanos}) {
                     assertTrue(nanos == 0 || (nanos >= HeartbeatConfig.MIN_TIMEOUT.toNanos()
                             && nanos <= HeartbeatConfig.MAX_TIMEOUT.toNanos()), "seed " + seed + ": " + nanos);
                 }

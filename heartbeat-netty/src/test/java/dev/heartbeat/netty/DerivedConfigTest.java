@@ -89,12 +89,15 @@ class DerivedConfigTest {
 
     /** Whether {@code type}'s values are compared field by field (this package's own value classes). */
     private static boolean deep(Class<?> type) {
-        return type == Guards.class || type == HeartbeatConfig.Builder.class
+        return type == Plan.class || type == Guards.class || type == HeartbeatConfig.Builder.class
                 || type == HeartbeatConfig.GuardSettings.class;
     }
 
-    /** Fields compiled from the others (the rule lists): they follow the settings they are made from. */
-    private static final Set<String> COMPILED = Set.of("rules", "inboundRules");
+    /**
+     * Fields compiled from the others (the rule lists): they follow the settings they are made from; and the
+     * plan's way back to its configuration.
+     */
+    private static final Set<String> COMPILED = Set.of("rules", "inboundRules", "owner");
 
     /** The fields (as paths) of {@code a} and {@code b} that differ, outside {@code replaced}. */
     private static List<String> differences(Object a, Object b, Set<String> replaced, String prefix) {
@@ -135,14 +138,23 @@ class DerivedConfigTest {
         HeartbeatConfig idle = idleBase(b -> b);
         HeartbeatConfig ping = pingBase();
         List<String> unset = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (Field f : fields(HeartbeatConfig.class)) {
-            if (f.getName().equals("policy") || COMPILED.contains(f.getName())) {
+            if (!f.getName().equals("plan")) {
+                names.add(f.getName());
+            }
+        }
+        for (Field f : fields(Plan.class)) {
+            names.add("plan." + f.getName());
+        }
+        for (String name : names) {
+            String last = name.substring(name.lastIndexOf('.') + 1);
+            if (last.equals("policy") || COMPILED.contains(last)) {
                 continue; // each derivation says whether it keeps it; the rule lists follow the settings
             }
-            if (differences(idle, idleMinimal, Set.of(), "").stream().noneMatch(d -> d.startsWith(f.getName()))
-                    && differences(ping, pingMinimal, Set.of(), "").stream()
-                            .noneMatch(d -> d.startsWith(f.getName()))) {
-                unset.add(f.getName());
+            if (differences(idle, idleMinimal, Set.of(), "").stream().noneMatch(d -> d.startsWith(name))
+                    && differences(ping, pingMinimal, Set.of(), "").stream().noneMatch(d -> d.startsWith(name))) {
+                unset.add(name);
             }
         }
         assertTrue(unset.isEmpty(), "set these fields away from their defaults in idleBase or pingBase, so that the "

@@ -93,7 +93,7 @@ class HeartbeatConfigTest {
         assertEquals(min, cfg.adaptiveTimeoutMin());
         assertEquals(max, cfg.adaptiveTimeoutMax());
         assertTrue(cfg.toString().contains("adaptiveTimeout=[PT0.1S, PT2S]"), cfg.toString());
-        assertTrue(cfg.coalescingNanos <= min.toNanos() >> HeartbeatConfig.COALESCING_SHIFT,
+        assertTrue(cfg.plan.coalescingNanos <= min.toNanos() >> HeartbeatConfig.COALESCING_SHIFT,
                 "the window follows the shortest answer timeout");
     }
 

@@ -74,11 +74,11 @@ class HeartbeatMetricsTest {
     void countsPingsPerProbeWhetherBoundBeforeOrAfterTheRegistry() {
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(new ManualTicker(0)).build();
         BoundConfig http2 = monitor.engine.bind(HeartbeatConfig.ping(Probes.http2()).interval(Duration.ofSeconds(10))
-                .timeout(Duration.ofSeconds(2)).build()); // a probe the monitor counts before any registry
+                .timeout(Duration.ofSeconds(2)).build().plan); // a probe the monitor counts before any registry
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new HeartbeatMetrics(monitor).bindTo(registry);
         BoundConfig ws = monitor.engine.bind(HeartbeatConfig.ping(Probes.webSocket()).interval(Duration.ofSeconds(10))
-                .timeout(Duration.ofSeconds(2)).build()); // and one it meets after
+                .timeout(Duration.ofSeconds(2)).build().plan); // and one it meets after
         monitor.engine.pingSent(http2);
         monitor.engine.pingSent(http2);
         monitor.engine.pingAcked(http2, TimeUnit.MILLISECONDS.toNanos(40));

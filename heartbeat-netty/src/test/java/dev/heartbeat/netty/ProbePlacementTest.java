@@ -180,7 +180,8 @@ class ProbePlacementTest {
         ch.pipeline().addBefore("h2", "heartbeat", heartbeat(config));
         ch.runPendingTasks();
         assertSilent(ch);
-        assertEquals(ProbePlacement.Outcome.WARNED, ProbePlacement.check(ch.pipeline().context("heartbeat"), config));
+        assertEquals(ProbePlacement.Outcome.WARNED, 
+                ProbePlacement.check(ch.pipeline().context("heartbeat"), config.plan));
     }
 
     @Test
@@ -188,7 +189,8 @@ class ProbePlacementTest {
         HeartbeatConfig config = pings(Probes.mqttClient(), AckMode.MATCHED_ONLY);
         EmbeddedChannel ch = channel("heartbeat", heartbeat(config));
         assertSilent(ch);
-        assertEquals(ProbePlacement.Outcome.WARNED, ProbePlacement.check(ch.pipeline().context("heartbeat"), config));
+        assertEquals(ProbePlacement.Outcome.WARNED, 
+                ProbePlacement.check(ch.pipeline().context("heartbeat"), config.plan));
     }
 
     @Test
@@ -212,6 +214,7 @@ class ProbePlacementTest {
     void theCheckedPlacementsAreSilentWhenCheckedAgain() {
         HeartbeatConfig config = pings(Probes.http2(), AckMode.MATCHED_ONLY);
         EmbeddedChannel ch = channel("h2", Http2FrameCodecBuilder.forServer().build(), "heartbeat", heartbeat(config));
-        assertEquals(ProbePlacement.Outcome.SILENT, ProbePlacement.check(ch.pipeline().context("heartbeat"), config));
+        assertEquals(ProbePlacement.Outcome.SILENT, 
+                ProbePlacement.check(ch.pipeline().context("heartbeat"), config.plan));
     }
 }

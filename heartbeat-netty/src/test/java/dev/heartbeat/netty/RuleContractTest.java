@@ -27,8 +27,8 @@ class RuleContractTest {
 
     private static final List<Rule> ALL = List.of(DrainRule.INSTANCE, UnwritableRule.INSTANCE,
             WriteStallRule.INSTANCE, MaxAgeRule.INSTANCE, OverloadRule.INSTANCE, EventPolicy.INSTANCE,
-            HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1)).build().policy,
-            HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(1)).build().policy);
+            HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(1)).build().plan.policy,
+            HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(1)).build().plan.policy);
 
     @Test
     void theRulesBitsAreDisjointAndBelowTheHandlersFlags() {
@@ -50,31 +50,32 @@ class RuleContractTest {
     @Test
     void aConfigurationCompilesTheRulesItsSettingsCallFor() {
         HeartbeatConfig idle = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10)).build();
-        assertEquals(List.of(DrainRule.INSTANCE, OverloadRule.INSTANCE, idle.policy), rules(idle));
+        assertEquals(List.of(DrainRule.INSTANCE, OverloadRule.INSTANCE, idle.plan.policy), rules(idle));
 
         HeartbeatConfig guarded = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(10))
                 .maxAge(Duration.ofMinutes(1)).writeStall(Duration.ofSeconds(1)).maxUnwritable(Duration.ofSeconds(5))
                 .build();
         assertEquals(List.of(DrainRule.INSTANCE, UnwritableRule.INSTANCE, WriteStallRule.INSTANCE,
-                MaxAgeRule.INSTANCE, OverloadRule.INSTANCE, guarded.policy), rules(guarded));
+                MaxAgeRule.INSTANCE, OverloadRule.INSTANCE, guarded.plan.policy), rules(guarded));
 
         HeartbeatConfig events = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build();
-        assertEquals(List.of(DrainRule.INSTANCE, events.policy), rules(events), "the drop-in: not scaled by overload");
+        assertEquals(List.of(DrainRule.INSTANCE, events.plan.policy), rules(events),
+                "the drop-in: not scaled by overload");
 
         HeartbeatConfig ping = HeartbeatConfig.ping(ch -> "PING").interval(Duration.ofSeconds(10))
                 .writeStall(Duration.ofSeconds(1)).build();
-        assertEquals(List.of(DrainRule.INSTANCE, WriteStallRule.INSTANCE, MaxAgeRule.INSTANCE, ping.policy),
+        assertEquals(List.of(DrainRule.INSTANCE, WriteStallRule.INSTANCE, MaxAgeRule.INSTANCE, ping.plan.policy),
                 rules(ping), "max age's rule is there with any guard state: an announced grace outlives a switch");
 
         HeartbeatConfig ageOnly = HeartbeatConfig.closeWhenIdle().maxAge(Duration.ofMinutes(1)).build();
         assertEquals(List.of(DrainRule.INSTANCE, MaxAgeRule.INSTANCE, OverloadRule.INSTANCE), rules(ageOnly),
                 "no timeout: no main policy to judge");
         for (HeartbeatConfig cfg : List.of(idle, guarded, events, ping, ageOnly)) {
-            assertSame(DrainRule.INSTANCE, cfg.rules()[0], "the drain comes first: it is terminal");
+            assertSame(DrainRule.INSTANCE, cfg.plan.rules()[0], "the drain comes first: it is terminal");
         }
     }
 
     private static List<Rule> rules(HeartbeatConfig cfg) {
-        return Arrays.asList(cfg.rules());
+        return Arrays.asList(cfg.plan.rules());
     }
 }

@@ -288,7 +288,7 @@ class TrackedWriteTest {
                 TimeUnit.SECONDS));
         EmbeddedChannel ch = new EmbeddedChannel(handler);
         try {
-            handler.reconfigure(HeartbeatConfig.events(false, 1, 1, 0, TimeUnit.SECONDS));
+            handler.reconfigure(HeartbeatConfig.events(false, 1, 1, 0, TimeUnit.SECONDS).plan);
             ticker.time.advance(Duration.ofMillis(5));
             int before = ticker.reads;
             CountingPromise promise = new CountingPromise(ch);

@@ -33,14 +33,14 @@ public final class ConfigSeqlockStress {
     private ConfigSeqlockStress() {
     }
 
-    static int code(HeartbeatConfig cfg) {
+    static int code(Plan cfg) {
         return cfg == null ? 0 : cfg == Fixture.CONFIG_A ? 1 : cfg == Fixture.CONFIG_B ? 2 : 9;
     }
 
     static void judge(HeartbeatHandler h, II_Result r) {
         int serial = h.serialToJudge();
         BoundConfig bound = h.configToJudge(serial);
-        HeartbeatConfig cfg = bound == null ? null : bound.config;
+        Plan cfg = bound == null ? null : bound.config;
         r.r1 = code(cfg);
         if (cfg != null) {
             h.offerActions(IdlePolicy.READER, serial);

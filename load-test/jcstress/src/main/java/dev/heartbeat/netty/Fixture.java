@@ -31,8 +31,8 @@ final class Fixture {
             .ticker(() -> NOW.get()[0])
             .threadName("jcstress-unstarted")
             .build();
-    static final HeartbeatConfig CONFIG_A = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).build();
-    static final HeartbeatConfig CONFIG_B = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(2)).build();
+    static final Plan CONFIG_A = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(1)).build().plan;
+    static final Plan CONFIG_B = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(2)).build().plan;
 
     private Fixture() {
     }
