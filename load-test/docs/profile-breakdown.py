@@ -84,7 +84,7 @@ def main():
         lines = [line for path in paths[-last:] for line in open(path).read().splitlines()]
         if not any(line.startswith('[demo-worker') for line in lines):
             continue
-        impl = 'heartbeat' if any('dev/heartbeat/netty/HeartbeatHandler' in line for line in lines) else 'netty'
+        impl = 'heartbeat' if any('dev/heartbeat/netty/engine/HeartbeatHandler' in line for line in lines) else 'netty'
         servers[impl] += 1
         for line in lines:
             stack, _, n = line.rpartition(' ')

@@ -4,6 +4,13 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.ApiAccess;
+import dev.heartbeat.netty.engine.ClosePolicy;
+import dev.heartbeat.netty.engine.EventPolicy;
+import dev.heartbeat.netty.engine.Guards;
+import dev.heartbeat.netty.engine.HandlerPolicy;
+import dev.heartbeat.netty.engine.PingPolicy;
+import dev.heartbeat.netty.engine.Plan;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -78,8 +85,13 @@ public final class HeartbeatConfig {
      * so any bound below 2^15 fits; 10,000 is far beyond any sane setting.
      */
     public static final int MAX_MISSED_PINGS = 10_000;
-    /** A configuration's natural coalescing window is its shortest timeout / 2^this, rounded down to a power of two. */
-    static final int COALESCING_SHIFT = 6;
+    /** A configuration's natural coalescing window is its shortest timeout / 2^this (see {@link Plan}). */
+    static final int COALESCING_SHIFT = Plan.COALESCING_SHIFT;
+
+    static { // the engine's way to this package's members that are not public: before any Plan exists
+        ApiAccess.install(new EngineAccess());
+    }
+
     /** The longest timeout: deadlines must stay comparable by subtraction on a nanoTime clock. */
     public static final Duration MAX_TIMEOUT = Duration.ofNanos(TimingWheel.MAX_DELAY_NANOS);
 

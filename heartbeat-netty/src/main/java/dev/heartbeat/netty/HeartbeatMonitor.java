@@ -4,6 +4,9 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.ActionBudget;
+import dev.heartbeat.netty.engine.HeartbeatHandler;
+import dev.heartbeat.netty.engine.MonitorEngine;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.HeartbeatHandler;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

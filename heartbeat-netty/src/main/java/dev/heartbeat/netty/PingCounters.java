@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The ping counters of one probe name in one monitor (see {@link Probe#name()}): made once, when a
- * configuration with that probe is first bound, and reached from the {@link BoundConfig}, so that
+ * configuration with that probe is first bound, and reached from the {@code BoundConfig}, so that
  * counting a ping is one {@code LongAdder} increment with no lookup. Any thread.
  *
  * <p>A {@link SampleSink} gets each monitor's instances, reads them (the methods below sum the counters

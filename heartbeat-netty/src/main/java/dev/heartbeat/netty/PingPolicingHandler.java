@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.CloseSequence;
+import dev.heartbeat.netty.engine.MonitorEngine;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -25,7 +27,7 @@ final class PingPolicingHandler extends ChannelDuplexHandler {
     /** The channel is being closed for ping abuse: judge nothing more. */
     private boolean enforced;
 
-    PingPolicingHandler(PingPolicing policing, MonitorEngine monitor) {
+    public PingPolicingHandler(PingPolicing policing, MonitorEngine monitor) {
         this.policing = policing;
         this.monitor = monitor;
     }

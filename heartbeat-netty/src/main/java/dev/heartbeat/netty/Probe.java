@@ -147,7 +147,7 @@ public abstract class Probe {
 
     /**
      * Whether this probe writes its pings as {@link #writePing}'s default does (from the tail of the
-     * pipeline), so the caller may give the write a promise of its own ({@link PingPolicy}: one that
+     * pipeline), so the caller may give the write a promise of its own ({@code PingPolicy}: one that
      * carries the handler, instead of a listener object per ping). False for a probe whose class
      * overrides {@link #writePing}: that write is its own.
      */

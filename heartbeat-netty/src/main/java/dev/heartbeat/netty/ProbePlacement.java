@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.Plan;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.RttEstimator;
 import java.time.Duration;
 import java.util.Objects;
 

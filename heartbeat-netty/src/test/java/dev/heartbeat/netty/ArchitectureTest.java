@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.ApiAccess;
+import dev.heartbeat.netty.engine.Rule;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -32,6 +34,7 @@ class ArchitectureTest {
     static final String BASE = "dev.heartbeat.netty";
     static final String PROBE = "dev.heartbeat.netty.probe..";
     static final String MICROMETER = "dev.heartbeat.netty.micrometer..";
+    static final String ENGINE = "dev.heartbeat.netty.engine..";
 
     /** The deprecated classes left at the old names, the only way from the base package to the others. */
     static final String[] FORWARDERS = {"dev.heartbeat.netty.Probes", "dev.heartbeat.netty.HeartbeatMetrics"};
@@ -57,12 +60,13 @@ class ArchitectureTest {
             .because("the probe and micrometer packages are independent leaves on dev.heartbeat.netty");
 
     /**
-     * The base package is the API the leaves build on: it reaches them only through its deprecated
-     * forwarders (its configuration makes its own probe for a {@code PingFactory}).
+     * The base package is the API the leaves build on, and the engine runs it: they reach the leaves only
+     * through the base package's deprecated forwarders (its configuration makes its own probe for a
+     * {@code PingFactory}).
      */
     @ArchTest
     static final ArchRule BASE_REACHES_THE_LEAVES_ONLY_THROUGH_ITS_FORWARDERS = noClasses()
-            .that().resideInAPackage(BASE)
+            .that().resideInAnyPackage(BASE, ENGINE)
             .and().doNotHaveFullyQualifiedName(FORWARDERS[0])
             .and().doNotHaveFullyQualifiedName(FORWARDERS[1])
             .should().dependOnClassesThat().resideInAnyPackage(PROBE, MICROMETER)
@@ -76,16 +80,25 @@ class ArchitectureTest {
             .should().beAnnotatedWith(Deprecated.class);
 
     /**
-     * The monitor is a facade over the engine ({@link MonitorEngine}, the handler, the rules, the close
-     * sequence, the batches, the budget: the package's non-public classes): the engine never calls back into
-     * the facade, so the public API can change without touching what runs, and the engine can move to a
-     * package of its own.
+     * The monitor is a facade over the engine ({@code dev.heartbeat.netty.engine}: {@link MonitorEngine}, the
+     * handler, the rules, the close sequence, the batches, the budget, which {@code module-info} does not
+     * export): the engine never calls back into the facade, so the public API can change without touching
+     * what runs.
      */
     @ArchTest
     static final ArchRule THE_ENGINE_DOES_NOT_DEPEND_ON_THE_FACADE = noClasses()
-            .that().resideInAPackage(BASE).and().areNotPublic()
+            .that().resideInAPackage(ENGINE)
             .should().dependOnClassesThat().belongToAnyOf(HeartbeatMonitor.class)
             .because("HeartbeatMonitor is the facade over MonitorEngine: the engine never calls it");
+
+    /**
+     * The engine reaches the public API's members that are not public through {@link ApiAccess} only, whose
+     * one implementation lives in the API package: no other class of the API package extends an engine class.
+     */
+    @ArchTest
+    static final ArchRule ONLY_THE_BRIDGE_IMPLEMENTS_API_ACCESS = classes()
+            .that().areAssignableTo(ApiAccess.class).and().doNotHaveFullyQualifiedName(ApiAccess.class.getName())
+            .should().haveFullyQualifiedName("dev.heartbeat.netty.EngineAccess");
 
     /** heartbeat-core (the timing wheel and its worker) is Netty-free: any event loop could host it. */
     @ArchTest

@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.EventLoopBatch;
+import dev.heartbeat.netty.engine.EventLoopHost;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

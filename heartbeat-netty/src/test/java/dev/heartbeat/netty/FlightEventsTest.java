@@ -4,6 +4,9 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.EventLoopBatch;
+import dev.heartbeat.netty.engine.EventLoopHost;
+import dev.heartbeat.netty.engine.FlightEvents;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

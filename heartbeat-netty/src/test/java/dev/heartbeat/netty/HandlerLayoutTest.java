@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.GuardState;
+import dev.heartbeat.netty.engine.HeartbeatHandler;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.heartbeat.netty.probe.Probes;

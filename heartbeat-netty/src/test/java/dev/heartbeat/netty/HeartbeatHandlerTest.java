@@ -4,6 +4,9 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.HeartbeatHandler;
+import dev.heartbeat.netty.engine.IdlePolicy;
+import dev.heartbeat.netty.engine.WriteTracker;
 import static io.netty.handler.timeout.IdleStateEvent.ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;

@@ -4,6 +4,9 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.CloseSequence;
+import dev.heartbeat.netty.engine.Guards;
+import dev.heartbeat.netty.engine.HeartbeatHandler;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.Guards;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

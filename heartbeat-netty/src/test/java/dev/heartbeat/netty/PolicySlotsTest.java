@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.AllIdleCheck;
+import dev.heartbeat.netty.engine.HeartbeatHandler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.EventLoopBatches;
 import static dev.heartbeat.netty.HeartbeatHandlerTest.events;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT;

@@ -4,6 +4,15 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.ActionBits;
+import dev.heartbeat.netty.engine.DrainRule;
+import dev.heartbeat.netty.engine.EventPolicy;
+import dev.heartbeat.netty.engine.HandlerPolicy;
+import dev.heartbeat.netty.engine.MaxAgeRule;
+import dev.heartbeat.netty.engine.OverloadRule;
+import dev.heartbeat.netty.engine.Rule;
+import dev.heartbeat.netty.engine.UnwritableRule;
+import dev.heartbeat.netty.engine.WriteStallRule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;

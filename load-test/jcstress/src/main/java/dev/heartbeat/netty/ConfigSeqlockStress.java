@@ -4,6 +4,10 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.BoundConfig;
+import dev.heartbeat.netty.engine.HeartbeatHandler;
+import dev.heartbeat.netty.engine.IdlePolicy;
+import dev.heartbeat.netty.engine.Plan;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
