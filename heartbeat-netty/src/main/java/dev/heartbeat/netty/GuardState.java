@@ -270,7 +270,7 @@ final class GuardState {
      * leave the picture as it was, and the new bytes would be measured from the old ones' picture (the
      * interaction model's family 107). So the picture is dropped here, and the next call takes a new one,
      * as it would have on seeing the bytes leave. Reads the buffer only while a picture is held: nothing
-     * allocated, one volatile read.
+     * allocated, two volatile reads (the channel's buffer, its pending count).
      */
     void beforeWrite(Channel channel) {
         if (stallTaken) {
