@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.junit.jupiter.api.AfterEach;
@@ -186,5 +187,70 @@ class InteractionModelRegressionTest {
         world.step(3 * LATE + 1);
         assertTrue(!ch.isOpen(), "closed at the grace's end, at 900 ms");
         assertEquals(List.of("BYE MAX_AGE"), List.copyOf(ch.outboundMessages()), "one goodbye");
+    }
+
+    /**
+     * Family 107 (seed 86 in the survey of seeds 1-500; not reproduced alone): bytes written under a
+     * configuration that tracks no writes leave unseen after a switch to one with a write stall (no
+     * listener stamps them); a write of the same message and size that takes their place left the stall's
+     * picture (head message, here none flushed; pending bytes; progress; last write stamp) as it was, and
+     * the new bytes were closed for WRITE_STALL 250 ms after they were written, with a 400 ms timeout:
+     * early. A tracked write now finds the buffer emptier than the picture, and drops it
+     * ({@code GuardState.beforeWrite}); the new bytes, which never leave, are closed within 1.25 x the
+     * timeout.
+     */
+    @Test
+    void bytesQueuedBeforeASwitchToAWriteStallAndReplacedAreNoStall() {
+        List<CloseReason> asked = new ArrayList<>();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(30)).build()));
+        ch.write("OUT"); // no write tracked under this configuration
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(30))
+                .writeStall(Duration.ofMillis(400)).beforeClose((c, reason) -> {
+                    asked.add(reason);
+                    return CloseDecision.PROCEED;
+                }).build());
+        world.step(300); // the stall's picture taken at 100 ms
+        ch.flush(); // the bytes leave, unseen
+        ch.outboundMessages().clear();
+        ch.write("OUT"); // new bytes, waiting from 300 ms
+        world.step(250);
+        assertTrue(ch.isOpen(), "the new bytes waited 250 ms of 400; asked " + asked);
+        world.step(149);
+        assertTrue(ch.isOpen(), "the new bytes waited 399 ms of 400; asked " + asked);
+        world.step(101 + LATE); // they never leave: closed by 1.25 x the timeout after they began to wait
+        assertTrue(!ch.isOpen(), "closed 500 ms after the new bytes began to wait");
+        assertEquals(List.of(CloseReason.WRITE_STALL), asked);
+    }
+
+    /**
+     * Family 107, the head message's identity: a flushed message written before the switch to a write stall
+     * leaves on the socket's drain, outside any flush (no listener sees it), and the same message object (a
+     * constant, or a pooled buffer reused) is written and flushed in its place: head, pending bytes and
+     * progress are as in the picture, and the peer has taken bytes. Not a stall until the new bytes wait
+     * the timeout; then closed within 1.25 x of it.
+     */
+    @Test
+    void aFlushedMessageThatLeavesUnseenAndComesBackAsTheSameObjectIsNoStall() {
+        List<CloseReason> asked = new ArrayList<>();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(30)).build()));
+        ChannelOutboundBuffer buf = ch.unsafe().outboundBuffer();
+        ch.write("OUT");
+        buf.addFlush(); // flushed, and the peer takes none yet
+        world.monitor.reconfigure(ch, HeartbeatConfig.events().readerIdle(Duration.ofSeconds(30))
+                .writeStall(Duration.ofMillis(400)).beforeClose((c, reason) -> {
+                    asked.add(reason);
+                    return CloseDecision.PROCEED;
+                }).build());
+        world.step(300); // the stall's picture taken at 100 ms: "OUT" at the head
+        buf.remove(); // the socket takes it, outside any flush: unseen
+        ch.write("OUT");
+        buf.addFlush(); // the same object at the head, waiting from 300 ms
+        world.step(399);
+        assertTrue(ch.isOpen(), "the new bytes waited 399 ms of 400; asked " + asked);
+        world.step(101 + LATE);
+        assertTrue(!ch.isOpen(), "closed 500 ms after the new bytes began to wait");
+        assertEquals(List.of(CloseReason.WRITE_STALL), asked);
     }
 }

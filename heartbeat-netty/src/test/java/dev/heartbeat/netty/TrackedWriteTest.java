@@ -252,9 +252,12 @@ class TrackedWriteTest {
     void aTrackedWriteAllocatesNothing() {
         double none = bytesPerWrite(null);
         double heartbeat = bytesPerWrite(writerIdle());
+        double stall = bytesPerWrite(world.monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(30)).writeStall(Duration.ofSeconds(1)).build()));
         System.out.printf(java.util.Locale.ROOT, "aTrackedWriteAllocatesNothing: bytes per write: no handler %.1f, "
-                + "Heartbeat %.1f%n", none, heartbeat);
+                + "Heartbeat %.1f, with a write stall %.1f%n", none, heartbeat, stall);
         assertTrue(heartbeat - none < 1, "Heartbeat " + heartbeat + " B, no handler " + none + " B");
+        assertTrue(stall - none < 1, "with a write stall " + stall + " B, no handler " + none + " B");
     }
 
     /** A promise that counts the listeners added to it. */

@@ -35,6 +35,8 @@ public final class BoundConfig {
     final boolean watchesTooManyPings;
     /** Whether writability changes are stamped (the configuration has {@code maxUnwritable}). */
     final boolean watchesWritability;
+    /** Whether a tracked write looks at the outbound buffer first (the configuration has {@code writeStall}). */
+    final boolean watchesStall;
     /** The ping counters of the configuration's probe in this monitor; null unless it pings. */
     final PingCounters pings;
 
@@ -50,6 +52,7 @@ public final class BoundConfig {
         this.inspectsReads = config.matchesAnswers || (config.guards != null && config.guards.twoPhase)
                 || watchesTooManyPings;
         this.watchesWritability = config.guards != null && config.guards.maxUnwritableNanos > 0;
+        this.watchesStall = config.guards != null && config.guards.writeStallNanos > 0;
         this.pings = config.probe == null ? null : monitor.pingCounters(config.probe);
     }
 }

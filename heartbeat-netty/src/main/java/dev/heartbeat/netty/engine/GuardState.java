@@ -7,6 +7,9 @@ package dev.heartbeat.netty.engine;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+
 /**
  * The per-channel state of the lifecycle {@link Guards} (maximum age, write stall, unwritable): a
  * side object made only for configurations that set a guard, which wraps the policy's own side
@@ -224,8 +227,9 @@ public final class GuardState {
     /**
      * Event loop: whether no byte has left the outbound buffer for {@code stallNanos}, judged from
      * what this method saw at its earlier calls: bytes leaving show as a message completed (the
-     * handler's last write stamp), another message at the head, or progress on the head message; more
-     * bytes queued by the application are not progress. The first call of a stall only takes the
+     * handler's last write stamp), another message at the head, progress on the head message, or fewer
+     * bytes pending, here or at a tracked write between two calls ({@link #beforeWrite}); more bytes
+     * queued by the application are not progress. The first call of a stall only takes the
      * picture, so a stall is measured from a picture, never from a guess. So does a call a whole
      * {@code stallNanos} or more after the previous call: the calls come every quarter of it (during a
      * veto's hold too), so the event loop missed at least three (a GC pause, a thread without a core);
@@ -255,6 +259,26 @@ public final class GuardState {
             return false;
         }
         return now - stallSince >= stallNanos;
+    }
+
+    /**
+     * Event loop: a tracked write is about to join {@code channel}'s outbound buffer (see
+     * {@link HeartbeatHandler#onWrite}; under a write stall only). A buffer that holds fewer bytes than at
+     * the latest {@link #stalled} call lost bytes since: the next call would see it, unless this write puts
+     * as many back first. Bytes that left unseen (no listener stamps a write made before writes were
+     * tracked, or one that did not pass this handler), then a write of the same message and size, would
+     * leave the picture as it was, and the new bytes would be measured from the old ones' picture (the
+     * interaction model's family 107). So the picture is dropped here, and the next call takes a new one,
+     * as it would have on seeing the bytes leave. Reads the buffer only while a picture is held: nothing
+     * allocated, two volatile reads (the channel's buffer, its pending count).
+     */
+    void beforeWrite(Channel channel) {
+        if (stallTaken) {
+            ChannelOutboundBuffer buf = channel.unsafe().outboundBuffer();
+            if (buf != null && buf.totalPendingWriteBytes() < stallPending) {
+                STALL_TAKEN.setOpaque(this, false);
+            }
+        }
     }
 
     /**

@@ -767,6 +767,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      */
     final void onWrite(WriteSite site, ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         BoundConfig bound = config;
+        if (bound.watchesStall && SIDE.getOpaque(this) instanceof GuardState g) { // before the write joins the buffer
+            g.beforeWrite(ctx.channel());
+        }
         if (!bound.tracksWrites) {
             ctx.write(msg, promise);
         } else if (promise.isVoid()) {

@@ -12,7 +12,8 @@ import io.netty.channel.ChannelOutboundBuffer;
  * Write stall ({@code writeStall}): bytes wait in the outbound buffer and none of them left for the
  * timeout. The worker looks {@link Guards#STALL_LOOKS} times per timeout, on a grid from the
  * configuration's start, and hands a look to the event loop while bytes are pending; the event loop
- * compares the outbound buffer with its last picture ({@link GuardState#stalled}) and closes for
+ * compares the outbound buffer with its last picture ({@link GuardState#stalled}; a tracked write
+ * between two looks compares the pending bytes too, {@link GuardState#beforeWrite}) and closes for
  * WRITE_STALL. The goodbye is written but not waited for: it queues behind the bytes the peer does
  * not read.
  */
