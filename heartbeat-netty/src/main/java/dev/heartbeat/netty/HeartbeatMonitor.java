@@ -124,6 +124,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private final AtomicBoolean warnedUnmonitored = new AtomicBoolean();
     /** Whether this monitor is driven by {@link #runOnce()} only (see {@link Builder#manual()}). */
     private final boolean manual;
+    /** A test's fixed randomness ({@link Builder#manual(Randomness)}), or null: Heartbeat's own draws. */
+    final Randomness randomness;
     /** Whether {@link #startWorker()} was called: any thread reads it when a channel is activated. */
     private volatile boolean started;
     /** Whether the one WARN about channels activated on a monitor that does not run was logged. */
@@ -164,6 +166,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private HeartbeatMonitor(Builder b) {
         this.ticker = b.ticker;
         this.manual = b.manual;
+        this.randomness = b.randomness;
         for (CloseReason reason : CloseReason.values()) {
             closes.put(reason, new LongAdder());
         }
@@ -1092,6 +1095,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         /** Whether {@link #hostWatchdog} was called: it is refused without {@link #hostedBy}. */
         private boolean hostWatchdogSet;
         private boolean manual;
+        private Randomness randomness;
         private int actionBudget;
         private boolean lazyHandOffs;
 
@@ -1140,6 +1144,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
         public Builder manual() {
             this.manual = true;
             return this;
+        }
+
+        /** {@link #manual()}, with the randomness its channels draw fixed by a test (see {@link Randomness}). */
+        Builder manual(Randomness source) {
+            this.randomness = Objects.requireNonNull(source, "randomness");
+            return manual();
         }
 
         /**

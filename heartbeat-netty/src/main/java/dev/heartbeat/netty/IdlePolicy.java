@@ -65,7 +65,7 @@ abstract class IdlePolicy extends HandlerPolicy {
      * existing one is kept; an output observer is one); else whatever the handler has.
      */
     @Override
-    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
+    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now, Randomness random) {
         if (cfg.observeOutput) {
             if (current instanceof OutputObserver output) {
                 output.snapshot(channel, now);

@@ -122,8 +122,8 @@ final class PingPolicy extends HandlerPolicy {
      * handler has: the ping state itself is in the handler's slots.
      */
     @Override
-    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now) {
-        return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState();
+    Object sideFor(HeartbeatConfig cfg, Object current, Channel channel, long now, Randomness random) {
+        return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState(random);
     }
 
     // ------------------------------------------------------------------ worker
@@ -209,7 +209,7 @@ final class PingPolicy extends HandlerPolicy {
             h.awaitAnswer(false);
             return verdict(h, cfg, silentSince, now + cfg.pingIntervalNanos, 0);
         }
-        long due = base + cfg.pingIntervalNanos + jitterNanos(h, cfg);
+        long due = base + cfg.pingIntervalNanos + jitterNanos(h, bound);
         if (now - due < 0) {
             h.awaitAnswer(false);
             return verdict(h, cfg, silentSince, due, 0);
@@ -328,12 +328,17 @@ final class PingPolicy extends HandlerPolicy {
         return probe != null && probe.answeredSince(h.pingDecidedAt()) ? probe.answeredAt() - h.pingWritten() : -1;
     }
 
-    /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
-    private static long jitterNanos(HeartbeatHandler h, HeartbeatConfig cfg) {
+    /**
+     * A fixed per-channel share of the jitter, from the identity hash (or the number a test's
+     * {@link Randomness} fixes for the handler): no state, no shared random.
+     */
+    private static long jitterNanos(HeartbeatHandler h, BoundConfig bound) {
+        HeartbeatConfig cfg = bound.config;
         if (cfg.jitter == 0) {
             return 0;
         }
-        int hash = System.identityHashCode(h) * 0x9E3779B9; // golden-ratio mix
+        Randomness random = bound.monitor.randomness;
+        int hash = (random == null ? System.identityHashCode(h) : random.channelHash(h)) * 0x9E3779B9; // golden ratio
         double unit = (hash >>> 8) / (double) (1 << 24);
         return (long) (cfg.pingIntervalNanos * cfg.jitter * unit);
     }

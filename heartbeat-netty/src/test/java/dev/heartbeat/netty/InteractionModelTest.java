@@ -4,6 +4,8 @@
  */
 package dev.heartbeat.netty;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
@@ -57,9 +59,11 @@ import org.junit.jupiter.api.Test;
  *     item, the episodes that failed and the one that failed soonest, instead of failing at the first.</li>
  * </ul>
  *
- * <p>Reruns of one seed are exact but for the randomness Heartbeat draws itself: a channel's max-age
- * jitter ({@code ThreadLocalRandom}) and ping jitter (its handler's identity hash), which the public API
- * does not let a test fix; the model's bounds hold for any draw.
+ * <p>Reruns of one seed are exact: the randomness Heartbeat draws itself (a channel's max-age jitter and
+ * first ping token, {@code ThreadLocalRandom} in production, and its share of the ping jitter, its
+ * handler's identity hash) comes from a {@link SeededRandomness} of the episode's seed, through the
+ * package-private {@code HeartbeatMonitor.Builder#manual(Randomness)}
+ * ({@link #oneSeedRunsTheSameTwice}). The model's bounds hold for any draw.
  */
 class InteractionModelTest {
 
@@ -248,6 +252,73 @@ class InteractionModelTest {
         }
     }
 
+    /**
+     * Model seeds whose runs Heartbeat's draws shape (a max-age jitter, a ping jitter): the episode of each
+     * differs when only the draws' seed does, so that {@link #oneSeedRunsTheSameTwice} would see draws
+     * that escape the seed.
+     */
+    private static final long[] DRAW_SENSITIVE_SEEDS = {1, 2};
+
+    /**
+     * Reruns of one seed are exact: the same seed twice gives the same trace (every line of it, hashed)
+     * and the same end. Without {@link SeededRandomness} (Heartbeat drawing its own max-age jitter and
+     * ping jitter) these seeds' reruns differ, as the last assertion shows with the draws of another seed.
+     */
+    @Test
+    void oneSeedRunsTheSameTwice() {
+        for (long seed : DRAW_SENSITIVE_SEEDS) {
+            String first = outcome(seed, seed);
+            assertEquals(first, outcome(seed, seed), "seed " + seed + " run twice");
+            assertNotEquals(first, outcome(seed, seed + 1_000_000), "seed " + seed + " with other draws: "
+                    + "Heartbeat's draws do not shape it, so the rerun above could not tell them escaping the seed");
+        }
+    }
+
+    /** The outcome of the model seed {@code seed} with Heartbeat's draws from {@code drawSeed}'s: its trace and end. */
+    private String outcome(long seed, long drawSeed) {
+        Episode episode = new Episode(seed, drawSeed);
+        String end;
+        try {
+            episode.run(EPISODE_STEPS);
+            end = "passed";
+        } catch (Violation v) {
+            end = v.getMessage();
+        } finally {
+            episode.close();
+        }
+        return "steps " + episode.step + ", trace lines " + episode.notes + ", trace hash " + episode.fingerprint
+                + ", tolerated " + episode.tolerated + ", " + end;
+    }
+
+    /**
+     * Heartbeat's draws for one episode ({@link Randomness}), from its seed: the max-age jitter and first
+     * ping tokens in the order the channels draw them, and per handler a number for its ping jitter share,
+     * drawn at its first use (the worker's order of checks, itself fixed by the seed).
+     */
+    static final class SeededRandomness implements Randomness {
+        private final Random draws;
+        private final IdentityHashMap<HeartbeatHandler, Integer> hashes = new IdentityHashMap<>();
+
+        SeededRandomness(long seed) {
+            draws = new Random(Long.rotateLeft(seed, 32) ^ 0x2545F4914F6CDD1DL); // a stream apart from the model's
+        }
+
+        @Override
+        public double ageJitterDraw() {
+            return draws.nextDouble();
+        }
+
+        @Override
+        public long firstToken() {
+            return draws.nextLong();
+        }
+
+        @Override
+        public int channelHash(HeartbeatHandler handler) {
+            return hashes.computeIfAbsent(handler, h -> draws.nextInt());
+        }
+    }
+
     // ------------------------------------------------------------------ one episode
 
     /** One monitor, its channels and their model, driven by one seed. */
@@ -275,18 +346,26 @@ class InteractionModelTest {
         final Set<String> muted = new HashSet<>();
         /** The first violation found and not tolerated, thrown at the next safe point. */
         Violation found;
+        /** A hash of every line of the trace, and their number: what {@link #oneSeedRunsTheSameTwice} compares. */
+        long fingerprint = 1;
+        long notes;
         /** The channel whose read races the next event loop turn (after the worker's cycle, before the actions). */
         Chan raceRead;
         int nextChan;
 
         Episode(long seed) {
+            this(seed, seed);
+        }
+
+        /** The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test). */
+        Episode(long seed, long drawSeed) {
             rnd = new Random(seed);
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(rnd.nextInt(20)));
             origin = ticker.nanoTime();
             int[] budgets = {0, 0, 0, 5, 50, 1_000};
             budget = budgets[rnd.nextInt(budgets.length)];
-            monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO).actionBudget(budget)
-                    .build();
+            monitor = HeartbeatMonitor.builder().manual(new SeededRandomness(drawSeed)).ticker(ticker)
+                    .maxCoalescing(Duration.ZERO).actionBudget(budget).build();
             monitorFeatures.add(budget == 0 ? "no actionBudget" : "actionBudget");
             List<String> refusals = new ArrayList<>();
             int n = 4 + rnd.nextInt(6);
@@ -311,7 +390,10 @@ class InteractionModelTest {
             if (trace.size() == (ONE_SEED != null ? 1_000_000 : 40)) {
                 trace.removeFirst();
             }
-            trace.addLast(step + " t=" + now() / MS + "ms " + s);
+            String line = step + " t=" + now() / MS + "ms " + s;
+            trace.addLast(line);
+            fingerprint = fingerprint * 31 + line.hashCode();
+            notes++;
         }
 
         String describe() {
