@@ -294,6 +294,19 @@ final class PingPolicy extends HandlerPolicy {
     }
 
     /**
+     * Event loop, performing a ping-timeout close: whether it is the re-check of a held close and a ping
+     * was written (or attempted) since the hold began. The worker decides none while it holds a
+     * ping-timeout close, so the missed streak the close was for was settled (answered) and that ping is a
+     * new one, with its own timeout, which the worker judges: the held close is dropped (interaction
+     * model, seed 44), and a re-ping decided with it still goes out. On the wire or not: a re-ping decided
+     * for the new ping's miss is not on it until written (seed 419).
+     */
+    private static boolean pingedSinceHold(HeartbeatHandler h, long written) {
+        GuardState g = h.guardState();
+        return g != null && g.holding && written - g.heldSince > 0;
+    }
+
+    /**
      * Event loop: whether the written ping, judged missed by the worker, is no longer missed now: it
      * was answered, or under {@link AckMode#MATCHED_EXTENDS} traffic since pushed its deadline out.
      * The worker's rule, applied to the current stamps.
@@ -359,14 +372,7 @@ final class PingPolicy extends HandlerPolicy {
             return; // else read since the verdict: the worker sees it and waits
         }
         long written = h.pingWritten();
-        if ((bits & PING_TIMEOUT) != 0) {
-            GuardState g = h.guardState();
-            if (g != null && g.holding && h.pingOnWire() && written - g.heldSince > 0) {
-                // The re-check of a held close, and a ping was written since the hold began: the worker decides
-                // none while it holds a ping-timeout close, so the missed streak was settled (answered) and this
-                // is a new ping, with its own timeout; the worker judges it (interaction model, seed 44).
-                return;
-            }
+        if ((bits & PING_TIMEOUT) != 0 && !pingedSinceHold(h, written)) {
             if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
                 // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
                 // last ping could not be written (then written is the attempt) and the peer talked since.

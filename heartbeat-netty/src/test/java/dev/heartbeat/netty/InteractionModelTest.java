@@ -105,7 +105,9 @@ class InteractionModelTest {
      * 105: the re-check of a held ping-timeout close performs it against the channel's current ping: a
      * peer that answered meanwhile, and was pinged again since, is asked about (and closed at the hold's
      * bound) before the new ping had its timeout. Fixed: a held PING_TIMEOUT is dropped at its re-check
-     * when a ping was written since the hold began ({@code InteractionModelRegressionTest}).
+     * when a ping was written since the hold began ({@code InteractionModelRegressionTest}); seeds 419 and
+     * 1089 (survey of 1-1500) were the same with a re-ping for the new ping decided and not yet written: the
+     * fix looked at a ping on the wire only. Fixed too: written or attempted since the hold began.
      */
     static final int NEW_STALE_RECHECK = 105;
     /**
