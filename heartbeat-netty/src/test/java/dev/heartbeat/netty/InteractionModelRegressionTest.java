@@ -143,6 +143,36 @@ class InteractionModelRegressionTest {
     }
 
     /**
+     * Seed 649 (family 1): a reader-idle close held by the veto, a writer-idle close joining the hold, and the
+     * re-check at the extension's end threw (an {@code ArrayIndexOutOfBoundsException}, counted as an action
+     * failure): the two verdicts' check orders were OR'ed into the held bits, 3 | 4, no order at all. The held
+     * close was lost until the next reader-idle check, 434 ms after the extension's end
+     * ({@code CloseDecision#extend}: "asks again delay later"). A merged order now reads as IdleStateHandler's
+     * initial one.
+     */
+    @Test
+    void aCloseThatJoinsAHeldOneIsAskedAgainAtTheExtensionsEnd() {
+        List<Long> asked = new ArrayList<>();
+        HeartbeatConfig idle = HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofMillis(406))
+                .writerIdle(Duration.ofMillis(602)).allIdle(Duration.ofMillis(1_383)).goodbye(LineProbe.INSTANCE)
+                .beforeClose((c, reason) -> {
+                    asked.add(world.elapsedMillis());
+                    return CloseDecision.extend(Duration.ofMillis(125));
+                }).maxCloseHold(Duration.ofMillis(1_831)).build();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(idle));
+        world.step(9);
+        ch.write("OUT");
+        world.step(202);
+        ch.writeAndFlush("OUT", ch.voidPromise()); // 211 ms: writer idle from here, due at 813 ms
+        world.step(700 + LATE);
+        assertEquals(5, asked.size(), "asked at 407 ms (reader idle) and at each extension's end: " + asked);
+        long last = asked.get(4);
+        assertTrue(last >= 910 && last <= 910 + LATE, "the fourth extension ends at 910 ms: " + asked);
+        assertEquals(0, world.monitor.stats().actionFailures(), "no action threw");
+        assertTrue(ch.isOpen());
+    }
+
+    /**
      * Family 109 (seed 207), decided: Heartbeat's own goodbye is no write activity (it is written from
      * the handler's context, as an {@code IdleStateHandler} does not see a write of its own handler's
      * context), but the application's writes its flush sends complete then, and count as writes, as
