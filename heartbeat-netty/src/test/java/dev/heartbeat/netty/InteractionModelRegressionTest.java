@@ -173,6 +173,33 @@ class InteractionModelRegressionTest {
     }
 
     /**
+     * Seed 577 (family 1): a maximum age that came due while a ping-timeout close was held was not handed to the
+     * event loop ("its re-check brings the age back"), but the re-check performs only the closes held: the peer
+     * talked meanwhile, the ping-timeout close was no longer due, the hold's episode ended, and the age, asked
+     * about afterwards, began an episode of its own, held for a whole {@code maxCloseHold} more. The age joins
+     * the held closes: {@code maxCloseHold} bounds it from the episode's first hold ({@code Builder#maxCloseHold}:
+     * "from the first hold until a close goes ahead or the channel is no longer due to close").
+     */
+    @Test
+    void anAgeDueDuringAHoldIsBoundByThatHoldsEpisode() {
+        List<String> asked = new ArrayList<>();
+        VirtualTime.Recorder r = world.recorder();
+        HeartbeatConfig pings = HeartbeatConfig.ping(LineProbe.INSTANCE).interval(Duration.ofMillis(100))
+                .timeout(Duration.ofMillis(100)).maxMissedPings(1).maxAge(Duration.ofMillis(300))
+                .goodbye(LineProbe.INSTANCE).beforeClose((c, reason) -> {
+                    asked.add(world.elapsedMillis() + " " + reason);
+                    return CloseDecision.extend(Duration.ofMillis(200));
+                }).maxCloseHold(Duration.ofMillis(500)).build();
+        EmbeddedChannel ch = world.channel(world.monitor.newHandler(pings), r);
+        world.step(350); // pinged at 100 ms, missed at 200 ms: held to 400 ms; the age is due at 300 ms
+        ch.writeInbound("DATA"); // the ping is answered: the held ping-timeout close is no longer due
+        world.step(700 - 350 + LATE);
+        assertTrue(!ch.isOpen(), "closed for its age when the episode that began at 200 ms had held 500 ms: "
+                + asked + ", " + r.events);
+        assertTrue(r.events.contains(HeartbeatCloseEvent.of(CloseReason.MAX_AGE)), "for its age: " + r.events);
+    }
+
+    /**
      * Family 109 (seed 207), decided: Heartbeat's own goodbye is no write activity (it is written from
      * the handler's context, as an {@code IdleStateHandler} does not see a write of its own handler's
      * context), but the application's writes its flush sends complete then, and count as writes, as
