@@ -140,12 +140,17 @@ class InteractionModelTest {
      * guards every other promise; each is listed in issue 26's note with its soonest seed.
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,101,105,107";
+    static final String OPEN_ITEMS = "1,101,107";
     /**
      * The checks whose every violation is still tolerated by default, whatever item it is: none. The
-     * surveys of seeds 1-500 and 501-1000 (5 failing episodes in all, after 102 and 104 were fixed: item 1
-     * seeds 28, 577, 649; 101 seed 608; 105 seed 419, back after main's merge, before those fixes too) place
-     * every failure left on an item of {@link #OPEN_ITEMS}; a failure the model cannot place fails the test.
+     * survey of seeds 1-1500 with reruns exact ({@link SeededRandomness}) and only 107 tolerated found item 1
+     * seeds 28, 577, 649; 101 seeds 608, 1103; 105 seeds 419, 1089. After the fixes of 105 (both seeds), of 1
+     * seed 649 (merged check orders) and seed 577 (an age due during a hold), the same survey finds item 1 seed
+     * 28 (a re-check under an action budget of 50/s not performed by 41,995 ms, open) and 101 seeds 608 and
+     * 1103 (under a budget of 5/s a write stall of 62 ms is never closed: each deferred look comes more than
+     * the stall's timeout after the last, which {@code GuardState#stalled} takes for a paused event loop and
+     * so takes a new picture; open). Every failure left is on an item of {@link #OPEN_ITEMS}; a failure the
+     * model cannot place fails the test.
      * {@code -Dheartbeat.model.openChecks=checkNeverEarly,...} tolerates a check again.
      */
     static final String OPEN_CHECKS = "";
