@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.Randomness;
 import dev.heartbeat.netty.engine.ActionBudget;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
 import dev.heartbeat.netty.engine.MonitorEngine;
@@ -71,7 +72,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private HeartbeatMonitor(Builder b) {
         this.engine = new MonitorEngine(b.ticker, b.manual, b.tick, b.threadName, b.maxExpirationsPerCycle,
                 b.maxCoalescingNanos, b.hostExecutor, b.hostWatchdog, b.stallThresholdNanos, b.actionBudget,
-                b.lazyHandOffs);
+                b.lazyHandOffs, b.randomness);
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -423,6 +424,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
         /** Whether {@link #hostWatchdog} was called: it is refused without {@link #hostedBy}. */
         private boolean hostWatchdogSet;
         private boolean manual;
+        private Randomness randomness;
         private int actionBudget;
         private boolean lazyHandOffs;
 
@@ -471,6 +473,12 @@ public final class HeartbeatMonitor implements AutoCloseable {
         public Builder manual() {
             this.manual = true;
             return this;
+        }
+
+        /** {@link #manual()}, with the randomness its channels draw fixed by a test (see {@link Randomness}). */
+        Builder manual(Randomness source) {
+            this.randomness = Objects.requireNonNull(source, "randomness");
+            return manual();
         }
 
         /**

@@ -30,6 +30,9 @@ public final class CheckOrder {
         {WRITER, ALL, READER}, {ALL, READER, WRITER}, {ALL, WRITER, READER},
     };
 
+    /** How many orders there are: an order is an index below this. */
+    static final int ORDERS = 6;
+
     /** The order IdleStateHandler schedules its tasks in when it starts. */
     static final int INITIAL = 0;
 

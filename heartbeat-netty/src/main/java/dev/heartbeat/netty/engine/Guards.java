@@ -163,11 +163,16 @@ public final class Guards {
 
     // ------------------------------------------------------------------ event loop
 
-    /** Event loop: the guard state for a channel starting or switching to these guards at {@code now}. */
-    GuardState sideFor(Object policySide, Object current, Channel channel, long now, long previousGraceNanos) {
+    /**
+     * Event loop: the guard state for a channel starting or switching to these guards at {@code now}; its
+     * max-age jitter is drawn from {@code random} if a test fixed it (else null: ThreadLocalRandom).
+     */
+    GuardState sideFor(Object policySide, Object current, Channel channel, long now, long previousGraceNanos,
+            Randomness random) {
         GuardState previous = current instanceof GuardState g ? g : null;
         long birth = previous != null ? previous.birth : now;
-        double draw = previous != null ? previous.jitterDraw : ThreadLocalRandom.current().nextDouble();
+        double draw = previous != null ? previous.jitterDraw
+                : random == null ? ThreadLocalRandom.current().nextDouble() : random.ageJitterDraw();
         long age = maxAgeNanos == 0 ? 0 : ApiAccess.api().jitteredAge(jitterMode, maxAgeNanos, ageJitter, draw);
         // A goodbye said under the previous guards keeps the end of the grace it announced (a terminal decision):
         // its start moves by the difference of the graces, so that start + this grace is that end.

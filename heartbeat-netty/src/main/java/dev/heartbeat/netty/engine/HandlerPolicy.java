@@ -53,8 +53,9 @@ public abstract class HandlerPolicy extends Rule {
      * @param current the side object the handler has, or null
      * @param channel the handler's channel
      * @param now the ticker time the handler's stamps are about to be set to
+     * @param random a test's fixed randomness for what the side object draws, or null (its own draws)
      */
-    abstract Object sideFor(Plan cfg, Object current, Channel channel, long now);
+    abstract Object sideFor(Plan cfg, Object current, Channel channel, long now, Randomness random);
 
     /**
      * Worker, at the first expiry under a new configuration: starts judging {@code cfg} as of

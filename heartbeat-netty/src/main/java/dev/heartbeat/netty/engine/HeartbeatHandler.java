@@ -385,17 +385,19 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      */
     private Object sideFor(Plan cfg, Channel channel, long now) {
         Object current = SIDE.getOpaque(this);
-        Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now);
+        Randomness random = config.monitor.randomness; // null but in a test that fixes it
+        Object inner = cfg.policy.sideFor(cfg, current instanceof GuardState g ? g.inner : current, channel, now,
+                random);
         // The grace of the configuration in force until cfg is published (none for a carried goodbye: its state
         // counts its grace's end from goodbyeAt).
         long beforeGrace = config.config.hasGuardState() ? config.config.guards.graceNanos : 0;
         if (cfg.hasGuardState()) {
-            return cfg.guards.sideFor(inner, current, channel, now, beforeGrace);
+            return cfg.guards.sideFor(inner, current, channel, now, beforeGrace, random);
         }
         // A goodbye said keeps the close at the end of the grace it announced, under a configuration without guards
         // too (a terminal decision): the state is carried, with no guards but that close (Guards#CARRIED).
         return current instanceof GuardState g && g.phase() != GuardState.LIVING
-                ? Guards.CARRIED.sideFor(inner, current, channel, now, beforeGrace) : inner;
+                ? Guards.CARRIED.sideFor(inner, current, channel, now, beforeGrace, random) : inner;
     }
 
     /**

@@ -50,10 +50,9 @@ public final class MaxAgeRule extends Rule {
         }
         int phase = g.phase();
         if (phase == GuardState.LIVING) {
-            if (guards.veto != null && g.held()) {
-                h.lookAt(now + guards.maxAgeNanos); // held: its re-check brings the age back
-                return 0;
-            }
+            // Due while another close is held: handed all the same, it joins the held closes (consultVeto), so its
+            // re-check performs it in the same episode and maxCloseHold bounds it from the episode's first hold.
+            // (Not handed, it waited for a look after the hold ended, and began an episode of its own: seed 577.)
             if (now - g.ageDeadline >= 0) {
                 h.lookAt(now + retryNanos(guards)); // by then the event loop has begun the goodbye
                 return ActionBits.AGE;

@@ -123,6 +123,8 @@ public final class MonitorEngine {
 
     /** Whether this monitor is driven by {@link #runOnce()} only (see {@link HeartbeatMonitor.Builder#manual()}). */
     private final boolean manual;
+    /** A test's fixed randomness ({@code HeartbeatMonitor.Builder#manual(Randomness)}), or null. */
+    public final Randomness randomness;
 
     /** Whether {@link #startWorker()} was called: any thread reads it when a channel is activated. */
     private volatile boolean started;
@@ -176,9 +178,10 @@ public final class MonitorEngine {
 
     public MonitorEngine(Ticker ticker, boolean manual, Duration tick, String threadName, int maxExpirationsPerCycle,
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
-            int actionBudget, boolean lazyHandOffs) {
+            int actionBudget, boolean lazyHandOffs, Randomness randomness) {
         this.ticker = ticker;
         this.manual = manual;
+        this.randomness = randomness;
         for (CloseReason reason : CloseReason.values()) {
             closes.put(reason, new LongAdder());
         }

@@ -125,8 +125,8 @@ public final class PingPolicy extends HandlerPolicy {
      * handler has: the ping state itself is in the handler's slots.
      */
     @Override
-    Object sideFor(Plan cfg, Object current, Channel channel, long now) {
-        return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState();
+    Object sideFor(Plan cfg, Object current, Channel channel, long now, Randomness random) {
+        return !cfg.matchesAnswers || current instanceof ProbeState ? current : new ProbeState(random);
     }
 
     // ------------------------------------------------------------------ worker
@@ -212,7 +212,7 @@ public final class PingPolicy extends HandlerPolicy {
             h.awaitAnswer(false);
             return verdict(h, cfg, silentSince, now + cfg.pingIntervalNanos, 0);
         }
-        long due = base + cfg.pingIntervalNanos + jitterNanos(h, cfg);
+        long due = base + cfg.pingIntervalNanos + jitterNanos(h, bound);
         if (now - due < 0) {
             h.awaitAnswer(false);
             return verdict(h, cfg, silentSince, due, 0);
@@ -297,6 +297,19 @@ public final class PingPolicy extends HandlerPolicy {
     }
 
     /**
+     * Event loop, performing a ping-timeout close: whether it is the re-check of a held close and a ping
+     * was written (or attempted) since the hold began. The worker decides none while it holds a
+     * ping-timeout close, so the missed streak the close was for was settled (answered) and that ping is a
+     * new one, with its own timeout, which the worker judges: the held close is dropped (interaction
+     * model, seed 44), and a re-ping decided with it still goes out. On the wire or not: a re-ping decided
+     * for the new ping's miss is not on it until written (seed 419).
+     */
+    private static boolean pingedSinceHold(HeartbeatHandler h, long written) {
+        GuardState g = h.guardState();
+        return g != null && g.holding && written - g.heldSince > 0;
+    }
+
+    /**
      * Event loop: whether the written ping, judged missed by the worker, is no longer missed now: it
      * was answered, or under {@link AckMode#MATCHED_EXTENDS} traffic since pushed its deadline out.
      * The worker's rule, applied to the current stamps.
@@ -331,12 +344,17 @@ public final class PingPolicy extends HandlerPolicy {
         return probe != null && probe.answeredSince(h.pingDecidedAt()) ? probe.answeredAt() - h.pingWritten() : -1;
     }
 
-    /** A fixed per-channel share of the jitter, from the identity hash: no state, no shared random. */
-    private static long jitterNanos(HeartbeatHandler h, Plan cfg) {
+    /**
+     * A fixed per-channel share of the jitter, from the identity hash (or the number a test's
+     * {@link Randomness} fixes for the handler): no state, no shared random.
+     */
+    private static long jitterNanos(HeartbeatHandler h, BoundConfig bound) {
+        Plan cfg = bound.config;
         if (cfg.jitter == 0) {
             return 0;
         }
-        int hash = System.identityHashCode(h) * 0x9E3779B9; // golden-ratio mix
+        Randomness random = bound.monitor.randomness;
+        int hash = (random == null ? System.identityHashCode(h) : random.channelHash(h)) * 0x9E3779B9; // golden ratio
         double unit = (hash >>> 8) / (double) (1 << 24);
         return (long) (cfg.pingIntervalNanos * cfg.jitter * unit);
     }
@@ -357,14 +375,7 @@ public final class PingPolicy extends HandlerPolicy {
             return; // else read since the verdict: the worker sees it and waits
         }
         long written = h.pingWritten();
-        if ((bits & PING_TIMEOUT) != 0) {
-            GuardState g = h.guardState();
-            if (g != null && g.holding && h.pingOnWire() && written - g.heldSince > 0) {
-                // The re-check of a held close, and a ping was written since the hold began: the worker decides
-                // none while it holds a ping-timeout close, so the missed streak was settled (answered) and this
-                // is a new ping, with its own timeout; the worker judges it (interaction model, seed 44).
-                return;
-            }
+        if ((bits & PING_TIMEOUT) != 0 && !pingedSinceHold(h, written)) {
             if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
                 // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
                 // last ping could not be written (then written is the attempt) and the peer talked since.

@@ -46,7 +46,7 @@ public final class ProbeState extends RttEstimator {
     }
 
     /** Event loop only: the latest ping's token; random at the first ping, then + 1 per ping. */
-    private long latestToken = ThreadLocalRandom.current().nextLong();
+    private long latestToken;
     /**
      * The pings written since the last answer of ours ({@link #UNANSWERED}, saturating; the event
      * loop's alone), whether an answer of ours was ever seen ({@link #EVER_ANSWERED}, read by the
@@ -60,6 +60,11 @@ public final class ProbeState extends RttEstimator {
     /** Ticker time of the latest answer to the latest ping; meaningful once {@link #EVER_ANSWERED} is set. Opaque. */
     @SuppressWarnings("unused") // accessed through ANSWERED_AT
     private long answeredAt;
+
+    /** Event loop: a state whose first token is random ({@code random}'s if a test fixed it, else its own). */
+    ProbeState(Randomness random) {
+        latestToken = random == null ? ThreadLocalRandom.current().nextLong() : random.firstToken();
+    }
 
     /** Event loop: the token of the ping about to be made. */
     long nextToken() {
