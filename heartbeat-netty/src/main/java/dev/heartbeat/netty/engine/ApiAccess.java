@@ -31,8 +31,18 @@ public abstract class ApiAccess {
     /** The installed implementation; written once, when {@link HeartbeatConfig} is initialised. */
     private static volatile ApiAccess installed;
 
-    /** For the API package's implementation only. */
+    /** The one implementation's name: no other class may be one (this class is public for its sake only). */
+    private static final String IMPLEMENTATION = "dev.heartbeat.netty.EngineAccess";
+
+    /**
+     * For the API package's implementation only.
+     *
+     * @throws IllegalStateException for any other class
+     */
     protected ApiAccess() {
+        if (!getClass().getName().equals(IMPLEMENTATION)) {
+            throw new IllegalStateException("ApiAccess is internal to Heartbeat: " + getClass().getName());
+        }
     }
 
     /**
