@@ -65,11 +65,18 @@ final class ClientResult {
     long late;
     long ageReconnects;
     /**
-     * Max age: closes told {@code MAX_AGE} that came in the grace, of a dying connection dead by then whose
-     * idle close had come due: the server may have closed it for idleness without a way to say so (HTTP/2:
-     * Netty's codec drops a GOAWAY whose last stream id the previous one already named).
+     * Max age: closes told {@code MAX_AGE} that came in the grace (as the client counts it, from the goodbye it
+     * saw), of a dying connection dead by then whose idle close had come due: the server may have closed it for
+     * idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last stream id the previous
+     * one already named). Judged against the idle due moment.
      */
     long idleClosesInGrace;
+    /**
+     * Max age: the same closes seen at or after the grace's end as the client counts it. The server may still
+     * have closed them for idleness, just before its own grace ended: it began before the client saw the
+     * goodbye, and the close took a delay of its own to reach the client. Judged as max-age closes.
+     */
+    long idleDueAfterGrace;
     /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */
     long stalledBytes;
     long stallCloses;
@@ -163,6 +170,7 @@ final class ClientResult {
         late += o.late;
         ageReconnects += o.ageReconnects;
         idleClosesInGrace += o.idleClosesInGrace;
+        idleDueAfterGrace += o.idleDueAfterGrace;
         stalledBytes += o.stalledBytes;
         stallCloses += o.stallCloses;
         stallsReadAgain += o.stallsReadAgain;

@@ -309,9 +309,10 @@ final class Report {
                             + num(Histograms.maxMillis(r.client.abuseCloseTime)), null));
         }
         if (scenario.agesConnections()) {
-            rows.add(row("max age: closes / reconnects (late; dying ones closed in the grace when idle)", runs,
-                    r -> Progress.count(r.client.ageCloses) + " / " + Progress.count(r.client.ageReconnects) + " ("
-                            + r.client.late + "; " + r.client.idleClosesInGrace + ")", null));
+            rows.add(row("max age: closes / reconnects (late; dying ones closed when idle: in / after the grace)",
+                    runs, r -> Progress.count(r.client.ageCloses) + " / " + Progress.count(r.client.ageReconnects)
+                            + " (" + r.client.late + "; " + r.client.idleClosesInGrace + " / "
+                            + r.client.idleDueAfterGrace + ")", null));
             rows.add(row("max age: age at the goodbye min / p50 / max (s); allowed " + seconds(scenario.minAgeNanos())
                     + " to " + seconds(scenario.maxDrawnAgeNanos()), runs,
                     r -> r.client.ageAtGoodbye.getTotalCount() == 0 ? "-"
