@@ -533,6 +533,11 @@ final class ClientLoop {
                 || (scenario.protocol == ServerConfig.Protocol.MQTT && !c.expectsClose));
     }
 
+    /** Whether {@code c} answers nothing any more at {@code now}: a silent connection, a dying one dead by then. */
+    private boolean wentSilent(ClientConnection c, long now) {
+        return c.role == Role.SILENT || (c.role == Role.DYING && !isAlive(c, now));
+    }
+
     /** A close for the maximum age: judged by the ages the jitter allows, and reconnected. */
     private void ageClosed(ClientConnection c, CloseReason goodbye, long now) {
         if (c.expectsClose) {
@@ -541,18 +546,18 @@ final class ClientLoop {
         long goodbyeAt = c.goodbyeAt() != 0 ? c.goodbyeAt() : now;
         boolean reason = goodbye == CloseReason.MAX_AGE
                 || (goodbye == null && scenario.protocol == ServerConfig.Protocol.MQTT);
-        // A dying connection, dead by now, whose idle close had come due: the server may have closed it for idleness
-        // (a ping unanswered since before the goodbye) and not been able to say so (HTTP/2: the final GOAWAY named
-        // the last stream id already, and Netty's codec drops a second such GOAWAY), or at the end of its grace for
-        // the age. The client cannot tell which near the grace's end: the server's grace began before the client saw
-        // the goodbye, and the close reaches the client later than it was made, by a delay of its own (a close for
-        // PING_TIMEOUT made 81.9 ms into an 82 ms grace was seen 82.5 ms after the goodbye). So each such close is
-        // counted as one the servers may count for either reason: in the grace as the client sees it
-        // (idleClosesInGrace), judged against the idle due moment, as a max-age close comes only at the grace's end;
-        // at or after that end (idleDueAfterGrace), judged as a max-age close, which a close for idleness made in
-        // the server's grace also passes (the client saw it after the shortest age and grace).
-        boolean idleDue = goodbye == CloseReason.MAX_AGE && c.role == Role.DYING && !isAlive(c, now)
-                && now - c.safeDueNanos(scenario) >= 0;
+        // A connection gone silent (a silent one, a dying one dead by now) whose idle close had come due: the server
+        // may have closed it for idleness and not been able to say so after its MAX_AGE goodbye (HTTP/2: the final
+        // GOAWAY named the last stream id already, and Netty's codec drops a second such GOAWAY), or at the end of
+        // its grace for the age. Either comes: a dying one's ping unanswered since before the goodbye, a silent one's
+        // idle close late behind a busy server. The client cannot tell which near the grace's end: the server's
+        // grace began before the client saw the goodbye, and the close reaches the client later than it was made, by
+        // a delay of its own (a close for PING_TIMEOUT made 81.9 ms into an 82 ms grace was seen 82.5 ms after the
+        // goodbye). So each such close is counted as one the servers may count for either reason: in the grace as
+        // the client sees it (idleClosesInGrace), judged against the idle due moment, as a max-age close comes only
+        // at the grace's end; at or after that end (idleDueAfterGrace), judged as a max-age close, which a close
+        // for idleness made in the server's grace also passes (the client saw it after the shortest age and grace).
+        boolean idleDue = goodbye == CloseReason.MAX_AGE && wentSilent(c, now) && now - c.safeDueNanos(scenario) >= 0;
         boolean idleInGrace = idleDue && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0;
         if (idleInGrace) {
             totals.idleClosesInGrace++;

@@ -66,15 +66,16 @@ final class ClientResult {
     long ageReconnects;
     /**
      * Max age: closes told {@code MAX_AGE} that came in the grace (as the client counts it, from the goodbye it
-     * saw), of a dying connection dead by then whose idle close had come due: the server may have closed it for
-     * idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last stream id the previous
-     * one already named). Judged against the idle due moment.
+     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due: the server may
+     * have closed it for idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last
+     * stream id the previous one already named). Judged against the idle due moment.
      */
     long idleClosesInGrace;
     /**
      * Max age: the same closes seen at or after the grace's end as the client counts it. The server may still
-     * have closed them for idleness, just before its own grace ended: it began before the client saw the
-     * goodbye, and the close took a delay of its own to reach the client. Judged as max-age closes.
+     * have closed them for idleness: its grace began before the client saw the goodbye, the close took a delay
+     * of its own to reach the client, and a busy server's idle close may come as late as its age's. Judged as
+     * max-age closes.
      */
     long idleDueAfterGrace;
     /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */

@@ -309,7 +309,7 @@ final class Report {
                             + num(Histograms.maxMillis(r.client.abuseCloseTime)), null));
         }
         if (scenario.agesConnections()) {
-            rows.add(row("max age: closes / reconnects (late; dying ones closed when idle: in / after the grace)",
+            rows.add(row("max age: closes / reconnects (late; idle ones closed when due: in / after the grace)",
                     runs, r -> Progress.count(r.client.ageCloses) + " / " + Progress.count(r.client.ageReconnects)
                             + " (" + r.client.late + "; " + r.client.idleClosesInGrace + " / "
                             + r.client.idleDueAfterGrace + ")", null));

@@ -83,8 +83,8 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      * closes judged as max-age closes (every role), the late ones, the reconnects and their rate per
      * second (spread by the jitter, or a burst), the age at each goodbye (from the connect's completion,
      * in seconds), how far each close came after the longest age plus the grace (ms, 0 if before), and
-     * the closes of dead dying connections whose idle close was due, in the grace ({@code idleClosesInGrace})
-     * and at or after its end as the client counts it ({@code idleDueAfterGrace}).
+     * the closes of silent and dead dying connections whose idle close was due, in the grace
+     * ({@code idleClosesInGrace}) and at or after its end as the client counts it ({@code idleDueAfterGrace}).
      */
     record Aged(long connected, Double minAgeS, Double maxAgeS, Double graceS, Double latenessBoundMs, long closes,
             long late, long reconnects, long idleClosesInGrace, long idleDueAfterGrace, Rate reconnectsPerSecond,

@@ -339,9 +339,9 @@ final class RunResult {
             long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)]
                     + (Scenario.HEARTBEAT.equals(impl)
                     ? client.goodbyesByRole[Role.SLOWREADER.ordinal()][ClientResult.goodbyeIndex(null)] : 0);
-            // Dead dying connections told MAX_AGE and closed once their idle close was due, in their grace or at its
-            // end (ClientResult.idleClosesInGrace, idleDueAfterGrace): each may be counted by the servers for the
-            // idle reason instead; as many as they counted so move between the two.
+            // Silent connections and dead dying ones told MAX_AGE and closed once their idle close was due, in their
+            // grace or after it (ClientResult.idleClosesInGrace, idleDueAfterGrace): each may be counted by the
+            // servers for the idle reason instead; as many as they counted so move between the two.
             CloseReason idle = s.idleCloseReason();
             long eitherReason = client.idleClosesInGrace + client.idleDueAfterGrace;
             long moved = Math.max(0, Math.min(eitherReason, serverMetrics.closes(idle) - client.goodbyes(idle)));
@@ -355,8 +355,9 @@ final class RunResult {
                             + " " + told + " times" + (r == stallReason && stallsUntold > 0 ? " and saw "
                             + stallsUntold + " stalled (and slowreader) connections closed untold" : "")
                             + (eitherReason > 0 && (r == idle || r == CloseReason.MAX_AGE)
-                            ? " (" + eitherReason + " dying connections told " + CloseReason.MAX_AGE + " were closed "
-                            + "once their idle close was due, " + client.idleClosesInGrace + " of them in their grace)"
+                            ? " (" + eitherReason + " silent or dying connections told " + CloseReason.MAX_AGE
+                            + " were closed once their idle close was due, " + client.idleClosesInGrace
+                            + " of them in their grace)"
                             : ""));
                 }
             }
