@@ -316,6 +316,11 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** Whether anything was written, so that {@link #lastActivity} is a write. */
+    final boolean wrote() {
+        return wrote;
+    }
+
     /** Stamps the activity before a write: the server's own stamp of it can only be later. */
     final void stamp() {
         lastActivity = System.nanoTime();

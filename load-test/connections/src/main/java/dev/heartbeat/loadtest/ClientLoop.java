@@ -74,6 +74,10 @@ final class ClientLoop {
     private int churnCursor;
     private Consumer<ClientConnection> reopener;
     private ScheduledFuture<?> ticker;
+    /** When the next tick is due (the fixed rate's own deadlines), 0 before the ticker starts. */
+    private long nextTickAt;
+    /** How late the latest tick ran: how long what this loop runs had waited for it then. */
+    private long behindNanos;
     private boolean finished;
 
     private final Histogram lateness = Histograms.newMicros();
@@ -106,8 +110,10 @@ final class ClientLoop {
         this.slowReads = scenario.mix.percent(Role.SLOWREADER) > 0
                 ? new SlotSchedule(scenario.slowReadPeriodNanos(), start) : null;
         this.random = new SplittableRandom(scenario.seed);
-        executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
-                TimeUnit.NANOSECONDS));
+        executor.execute(() -> {
+            nextTickAt = System.nanoTime() + TICK_NANOS;
+            ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        });
     }
 
     EventLoop executor() {
@@ -131,6 +137,8 @@ final class ClientLoop {
             return;
         }
         long now = System.nanoTime();
+        behindNanos = Math.max(0, now - nextTickAt);
+        nextTickAt += TICK_NANOS;
         wakeHalfOpen(now);
         wakeStalled(now);
         if (slowReads != null) {
@@ -533,6 +541,39 @@ final class ClientLoop {
                 || (scenario.protocol == ServerConfig.Protocol.MQTT && !c.expectsClose));
     }
 
+    /**
+     * How far behind this loop runs at {@code now}: the later of how late the latest tick ran and how overdue the
+     * next one is. What the loop handles now (a close, a ping) may have waited about that long for it.
+     */
+    private long behind(long now) {
+        return nextTickAt == 0 ? 0 : Math.max(behindNanos, now - nextTickAt);
+    }
+
+    /**
+     * Whether {@code c}'s last write may have been made after the close seen at {@code now} was made: the close
+     * may have waited behind the loop's backlog ({@link #behind}, and one tick), and the write came later than
+     * the earliest moment the close may have been made. Such a write (an answer to a ping the loop read late, an
+     * echo it sent late) may never have been read by the server, so its due moment does not bind it: a server
+     * closes a connection whose client fell behind its ping timeout rightly.
+     */
+    boolean mayHaveCrossedTheClose(ClientConnection c, long now) {
+        return c.wrote() && c.lastActivity - (now - behind(now) - TICK_NANOS) > 0;
+    }
+
+    /**
+     * A close the client cannot judge ({@link Verdict#CLIENT_BEHIND}): counted, and the first few described as
+     * notes, not failures.
+     */
+    private void closedWhileBehind(ClientConnection c, CloseReason goodbye, long now) {
+        totals.closesWhileBehind++;
+        if (totals.behindNotes.size() < MAX_SAMPLES) {
+            totals.behindNotes.add("connection " + c.index + " (" + c.role + "): closed told "
+                    + (goodbye == null ? "no reason" : goodbye) + " " + millis(now - c.lastActivity)
+                    + " ms after its last write, which came while its loop ran " + millis(behind(now))
+                    + " ms behind (" + millis(c.safeDueNanos(scenario) - now) + " ms before that write's due moment)");
+        }
+    }
+
     /** Whether {@code c} answers nothing any more at {@code now}: a silent connection, a dying one dead by then. */
     private boolean wentSilent(ClientConnection c, long now) {
         return c.role == Role.SILENT || (c.role == Role.DYING && !isAlive(c, now));
@@ -557,7 +598,11 @@ final class ClientLoop {
         // the client sees it (idleClosesInGrace), judged against the idle due moment, as a max-age close comes only
         // at the grace's end; at or after that end (idleDueAfterGrace), judged as a max-age close, which a close
         // for idleness made in the server's grace also passes (the client saw it after the shortest age and grace).
-        boolean idleDue = goodbye == CloseReason.MAX_AGE && wentSilent(c, now) && now - c.safeDueNanos(scenario) >= 0;
+        // A connection whose last write may have crossed the close (its loop ran behind) may have been closed for
+        // idleness too, whatever its role: its answers to the server's pings came late.
+        boolean crossed = mayHaveCrossedTheClose(c, now);
+        boolean idleDue = goodbye == CloseReason.MAX_AGE
+                && ((wentSilent(c, now) && now - c.safeDueNanos(scenario) >= 0) || crossed);
         boolean idleInGrace = idleDue && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0;
         if (idleInGrace) {
             totals.idleClosesInGrace++;
@@ -566,12 +611,18 @@ final class ClientLoop {
         }
         Verdict v = idleInGrace ? Verdict.ofClose(true, c.safeDueNanos(scenario), now)
                 : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
+        if (crossed && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
+            v = Verdict.CLIENT_BEHIND; // closed for its idleness, in its grace or told so, after its loop fell behind
+        }
         long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
         Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);
         Histograms.recordNanos(ageCloseLateness, now - latest); // below 0 counts as 0
         totals.ageCloses++;
         switch (v) {
             case ON_TIME:
+                break;
+            case CLIENT_BEHIND:
+                closedWhileBehind(c, goodbye, now);
                 break;
             case PREMATURE:
                 totals.premature++;
@@ -631,6 +682,10 @@ final class ClientLoop {
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
+        if ((v == Verdict.PREMATURE || v == Verdict.UNEXPECTED) && !drain && !stall && !slow && !flooder
+                && !c.role.isLineLimited() && mayHaveCrossedTheClose(c, now)) {
+            v = Verdict.CLIENT_BEHIND;
+        }
         if (c.expectsClose) {
             totals.observedCloses++;
         }
@@ -641,6 +696,9 @@ final class ClientLoop {
                 break;
             case READS_STALLED:
                 slowStalled(c, now);
+                break;
+            case CLIENT_BEHIND:
+                closedWhileBehind(c, goodbye, now);
                 break;
             case LINE_CLOSED:
                 totals.lineCloses++;

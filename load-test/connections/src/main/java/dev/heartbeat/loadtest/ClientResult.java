@@ -66,9 +66,10 @@ final class ClientResult {
     long ageReconnects;
     /**
      * Max age: closes told {@code MAX_AGE} that came in the grace (as the client counts it, from the goodbye it
-     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due: the server may
-     * have closed it for idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last
-     * stream id the previous one already named). Judged against the idle due moment.
+     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due, or of one whose
+     * last write may have crossed the close ({@link Verdict#CLIENT_BEHIND}): the server may have closed it for
+     * idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last stream id the previous
+     * one already named). Judged against the idle due moment.
      */
     long idleClosesInGrace;
     /**
@@ -101,6 +102,12 @@ final class ClientResult {
      */
     long slowStallCloses;
     final List<String> slowStallNotes = new ArrayList<>();
+    /**
+     * Closes the client could not judge ({@link Verdict#CLIENT_BEHIND}): its last write came while its loop ran
+     * behind, after the close may have been made; and a few of them described.
+     */
+    long closesWhileBehind;
+    final List<String> behindNotes = new ArrayList<>();
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
     PerSecond drainCloses = new PerSecond();
@@ -185,6 +192,12 @@ final class ClientResult {
         for (String note : o.slowStallNotes) {
             if (slowStallNotes.size() < MAX_SAMPLES) {
                 slowStallNotes.add(note);
+            }
+        }
+        closesWhileBehind += o.closesWhileBehind;
+        for (String note : o.behindNotes) {
+            if (behindNotes.size() < MAX_SAMPLES) {
+                behindNotes.add(note);
             }
         }
         drained += o.drained;

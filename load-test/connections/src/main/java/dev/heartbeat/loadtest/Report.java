@@ -291,6 +291,10 @@ final class Report {
         rows.add(row("connections up", runs, r -> Progress.count(r.client.connected) + " / "
                 + Progress.count(r.connections), null));
         rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
+        if (runs.stream().anyMatch(r -> r.client.closesWhileBehind > 0)) {
+            rows.add(row("closes not judged: after a write of a client loop running behind (not a failure)", runs,
+                    r -> Progress.count(r.client.closesWhileBehind), null));
+        }
         rows.add(row("closes expected (silent, dying, flooder...): seen / due", runs,
                 r -> Progress.count(r.client.observedCloses) + " / " + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
@@ -632,6 +636,9 @@ final class Report {
             for (RunResult r : of(t)) {
                 for (String note : r.notes) {
                     s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String note : r.client.behindNotes) {
+                    s.append("- Client behind (").append(r.impl).append("): ").append(note).append('\n');
                 }
                 for (String note : r.client.slowStallNotes) {
                     s.append("- Write stall its reads show (").append(r.impl).append("): ").append(note).append('\n');

@@ -1,0 +1,89 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A close seen right after a write the client's loop made while it ran behind ({@link Verdict#CLIENT_BEHIND}):
+ * the write may have come after the server had closed, so its due moment does not bind the server. Seen in
+ * {@code InProcessRunTest} on a loaded machine: a client loop ticked once in 245 ms, then sent an echo, and saw
+ * the server's PING_TIMEOUT close 1 ms later, "199 ms before it was due". Driven by hand on an
+ * {@link EmbeddedChannel}'s loop: its ticker is started and never run, so the loop is as far behind at a
+ * moment as that moment is after the ticker's first tick was due.
+ */
+class ClientBehindTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** Every close due 200 ms after the last input. */
+    private static Scenario scenario() {
+        return Scenario.builder().connections(10).mix(Mix.parse("pong=100")).policy(Scenario.Policy.PING)
+                .pingIntervalNanos(100 * MS).pingTimeoutNanos(50 * MS).maxMissedPings(2)
+                .durationNanos(3_300 * MS).build();
+    }
+
+    /**
+     * A pong connection that last wrote {@code wroteAfter} after {@code t0} and was seen closed
+     * {@code closedAfter} after it, on a loop whose ticker was started just after {@code t0}.
+     */
+    private static ClientResult close(long wroteAfter, long closedAfter) {
+        Scenario s = scenario();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        try {
+            RunWindow window = new RunWindow();
+            long t0 = System.nanoTime();
+            window.open(t0, t0 + s.durationNanos);
+            ClientLoop loop = new ClientLoop(ch.eventLoop(), s, window, new ClientProgress());
+            ch.runPendingTasks(); // starts the ticker: its first tick due 1 ms after now, at least 1 ms after t0
+            ClientConnection c = new LineConnection(3, Role.PONG, false);
+            c.loop = loop;
+            c.channel = ch;
+            c.connectStart = t0 - 10 * MS;
+            loop.connected(c, t0);
+            c.stamp();
+            c.lastActivity = t0 + wroteAfter;
+            loop.closed(c, t0 + closedAfter);
+            return loop.finish();
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aCloseRightAfterAWriteOfALoopBehindIsNotJudged() {
+        ClientResult r = close(250 * MS, 251 * MS); // the loop 250 ms behind: the close may be 250 ms old
+        assertEquals(0, r.premature, r.failureSamples.toString());
+        assertEquals(1, r.closesWhileBehind);
+        assertTrue(r.behindNotes.get(0).startsWith("connection 3 (pong): closed told no reason 1.000 ms after its "
+                + "last write, which came while its loop ran "), r.behindNotes.toString());
+        RunResult run = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 1);
+        run.client = r;
+        assertEquals(List.of(), run.checkFailures());
+    }
+
+    /** A loop on time judges as before: a close 50 ms after a write is premature. */
+    @Test
+    void aCloseBeforeTheDueMomentOfAWriteOfALoopOnTimeIsPremature() {
+        ClientResult r = close(-50 * MS, 0);
+        assertEquals(1, r.premature, r.failureSamples.toString());
+        assertEquals(0, r.closesWhileBehind);
+    }
+
+    /** Behind, but the write came before the close can have been made: premature. */
+    @Test
+    void aWriteBeforeTheLoopFellBehindStillBindsTheServer() {
+        ClientResult r = close(-50 * MS, 100 * MS); // behind by about 99 ms at the close: made after t0
+        assertEquals(1, r.premature, r.failureSamples.toString());
+        assertEquals(0, r.closesWhileBehind);
+    }
+}
