@@ -561,11 +561,20 @@ final class ClientLoop {
     }
 
     /**
+     * Whether this loop runs behind by more than the servers' ping timeout at {@code now} (ping policy only): an
+     * answer it writes now came too late to count, so a server may close even a connection that answers.
+     */
+    private boolean missedPingsWhileBehind(long now) {
+        return scenario.policy == Scenario.Policy.PING && behind(now) - scenario.pingTimeoutNanos >= 0;
+    }
+
+    /**
      * A close the client cannot judge ({@link Verdict#CLIENT_BEHIND}): counted, and the first few described as
      * notes, not failures.
      */
     private void closedWhileBehind(ClientConnection c, CloseReason goodbye, long now) {
         totals.closesWhileBehind++;
+        totals.behindByRole[c.role.ordinal()]++;
         if (totals.behindNotes.size() < MAX_SAMPLES) {
             totals.behindNotes.add("connection " + c.index + " (" + c.role + "): closed told "
                     + (goodbye == null ? "no reason" : goodbye) + " " + millis(now - c.lastActivity)
@@ -598,11 +607,12 @@ final class ClientLoop {
         // the client sees it (idleClosesInGrace), judged against the idle due moment, as a max-age close comes only
         // at the grace's end; at or after that end (idleDueAfterGrace), judged as a max-age close, which a close
         // for idleness made in the server's grace also passes (the client saw it after the shortest age and grace).
-        // A connection whose last write may have crossed the close (its loop ran behind) may have been closed for
-        // idleness too, whatever its role: its answers to the server's pings came late.
+        // So may a connection that answers, when its loop fell behind by more than the ping timeout and its last
+        // write may have crossed the close (seen loaded: two connections told MAX_AGE, closed for PING_TIMEOUT in
+        // their grace 50 ms after the server's last read of them, in a run whose client loop ran 180 ms behind).
         boolean crossed = mayHaveCrossedTheClose(c, now);
-        boolean idleDue = goodbye == CloseReason.MAX_AGE
-                && ((wentSilent(c, now) && now - c.safeDueNanos(scenario) >= 0) || crossed);
+        boolean idleDue = goodbye == CloseReason.MAX_AGE && ((wentSilent(c, now)
+                && now - c.safeDueNanos(scenario) >= 0) || (crossed && missedPingsWhileBehind(now)));
         boolean idleInGrace = idleDue && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0;
         if (idleInGrace) {
             totals.idleClosesInGrace++;
@@ -611,8 +621,9 @@ final class ClientLoop {
         }
         Verdict v = idleInGrace ? Verdict.ofClose(true, c.safeDueNanos(scenario), now)
                 : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
-        if (crossed && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
-            v = Verdict.CLIENT_BEHIND; // closed for its idleness, in its grace or told so, after its loop fell behind
+        if (crossed && (goodbye != CloseReason.MAX_AGE || idleInGrace)
+                && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
+            v = Verdict.CLIENT_BEHIND; // closed for its idleness before its age, after its loop fell behind
         }
         long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
         Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);

@@ -66,10 +66,10 @@ final class ClientResult {
     long ageReconnects;
     /**
      * Max age: closes told {@code MAX_AGE} that came in the grace (as the client counts it, from the goodbye it
-     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due, or of one whose
-     * last write may have crossed the close ({@link Verdict#CLIENT_BEHIND}): the server may have closed it for
-     * idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY whose last stream id the previous
-     * one already named). Judged against the idle due moment.
+     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due, or of any whose
+     * last write came while its loop ran behind by more than the ping timeout ({@link Verdict#CLIENT_BEHIND}):
+     * the server may have closed it for idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY
+     * whose last stream id the previous one already named). Judged against the idle due moment.
      */
     long idleClosesInGrace;
     /**
@@ -104,9 +104,10 @@ final class ClientResult {
     final List<String> slowStallNotes = new ArrayList<>();
     /**
      * Closes the client could not judge ({@link Verdict#CLIENT_BEHIND}): its last write came while its loop ran
-     * behind, after the close may have been made; and a few of them described.
+     * behind, after the close may have been made; the same by role; and a few of them described.
      */
     long closesWhileBehind;
+    final long[] behindByRole = new long[Role.values().length];
     final List<String> behindNotes = new ArrayList<>();
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
@@ -211,6 +212,7 @@ final class ClientResult {
             connectedByRole[i] += o.connectedByRole[i];
             closedByRole[i] += o.closedByRole[i];
             pingsByRole[i] += o.pingsByRole[i];
+            behindByRole[i] += o.behindByRole[i];
             for (int r = 0; r < goodbyesByRole[i].length; r++) {
                 goodbyesByRole[i][r] += o.goodbyesByRole[i][r];
             }

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import dev.heartbeat.demo.ServerConfig;
+import dev.heartbeat.netty.CloseReason;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +71,48 @@ class ClientBehindTest {
         RunResult run = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 1);
         run.client = r;
         assertEquals(List.of(), run.checkFailures());
+    }
+
+    /**
+     * A pong connection told MAX_AGE whose loop fell 70 ms behind (past the 50 ms ping timeout) and which was
+     * closed 70 ms into its 82 ms grace, 1 ms after its last write: the server may have closed it for PING_TIMEOUT.
+     */
+    @Test
+    void aConnectionToldMaxAgeWhoseLoopFellBehindMayBeClosedForPingTimeoutInItsGrace() {
+        Scenario s = Scenario.builder().protocol(ServerConfig.Protocol.HTTP2).connections(10)
+                .mix(Mix.parse("pong=80,aged=20")).policy(Scenario.Policy.PING).pingIntervalNanos(100 * MS)
+                .pingTimeoutNanos(50 * MS).maxMissedPings(2).durationNanos(3_300 * MS).build();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        try {
+            RunWindow window = new RunWindow();
+            long t0 = System.nanoTime();
+            window.open(t0, t0 + s.durationNanos);
+            ClientLoop loop = new ClientLoop(ch.eventLoop(), s, window, new ClientProgress());
+            loop.churn(0, replaced -> { });
+            ch.runPendingTasks();
+            ClientConnection c = new Http2Connection(3, Role.PONG, false);
+            c.loop = loop;
+            c.channel = ch;
+            loop.connected(c, t0);
+            c.goodbye(CloseReason.MAX_AGE);
+            c.connectStart = c.goodbyeAt() - 700 * MS;
+            c.connectedAt = c.connectStart + MS;
+            c.stamp();
+            c.lastActivity = c.goodbyeAt() + 69 * MS;
+            long closedAt = c.goodbyeAt() + 70 * MS;
+            assertTrue(closedAt - t0 > 60 * MS, "the loop's ticker, started at t0, is overdue by the ping timeout");
+            loop.closed(c, closedAt);
+            RunResult run = new RunResult(Scenario.HEARTBEAT, RunPlan.LOCAL, 1);
+            run.client = loop.finish();
+            run.serverMetrics.add(ServerProbe.parseMetrics(
+                    "demo_connections_closed_total{reason=\"ping_timeout\"} 1\n"));
+            assertEquals(List.of(), run.checkFailures(), run.client.failureSamples.toString());
+            assertEquals(List.of(), run.closeReasonFailures(s));
+            assertEquals(1, run.client.closesWhileBehind);
+            assertEquals(1, run.client.idleClosesInGrace);
+        } finally {
+            ch.finishAndReleaseAll();
+        }
     }
 
     /** A loop on time judges as before: a close 50 ms after a write is premature. */
