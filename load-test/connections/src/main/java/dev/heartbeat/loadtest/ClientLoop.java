@@ -561,6 +561,19 @@ final class ClientLoop {
     }
 
     /**
+     * The verdict on a close that {@code v} finds early (or unexpected) from {@code c}'s last write, when that
+     * write may have crossed the close: judged again from the latest write that came before the close may have
+     * been made; premature if still early, else {@link Verdict#CLIENT_BEHIND}.
+     */
+    private Verdict judgeBehind(ClientConnection c, Verdict v, long now) {
+        if (!mayHaveCrossedTheClose(c, now)) {
+            return v;
+        }
+        long basis = c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS);
+        return now - (basis + scenario.closeWindowNanos()) < 0 && v == Verdict.PREMATURE ? v : Verdict.CLIENT_BEHIND;
+    }
+
+    /**
      * Whether this loop runs behind by more than the servers' ping timeout at {@code now} (ping policy only): an
      * answer it writes now came too late to count, so a server may close even a connection that answers.
      */
@@ -623,7 +636,9 @@ final class ClientLoop {
                 : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
         if (crossed && (goodbye != CloseReason.MAX_AGE || idleInGrace)
                 && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
-            v = Verdict.CLIENT_BEHIND; // closed for its idleness before its age, after its loop fell behind
+            // closed for its idleness before its age, after its loop fell behind: due from a write before that?
+            long basis = c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS);
+            v = now - (basis + scenario.closeWindowNanos()) < 0 ? v : Verdict.CLIENT_BEHIND;
         }
         long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
         Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);
@@ -694,8 +709,8 @@ final class ClientLoop {
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
         if ((v == Verdict.PREMATURE || v == Verdict.UNEXPECTED) && !drain && !stall && !slow && !flooder
-                && !c.role.isLineLimited() && mayHaveCrossedTheClose(c, now)) {
-            v = Verdict.CLIENT_BEHIND;
+                && !c.role.isLineLimited()) {
+            v = judgeBehind(c, v, now);
         }
         if (c.expectsClose) {
             totals.observedCloses++;
