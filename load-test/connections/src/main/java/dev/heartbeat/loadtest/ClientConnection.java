@@ -40,6 +40,8 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
      * behind makes in catching up (answers to the pings it read late, an echo) before it sees a close.
      */
     static final int KEPT_WRITES = 4;
+    /** Writes closer together than this are kept as one moment, the latest: a loop catching up writes in bursts. */
+    static final long BURST_NANOS = 1_000_000;
 
     /** The global index: fixes the role, the send phase and the moment of death. */
     final int index;
@@ -330,7 +332,7 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The latest write stamped at or before {@code cutoff}: of the last {@link #KEPT_WRITES} writes, or the
+     * The latest write stamped at or before {@code cutoff}: of the last {@link #KEPT_WRITES} moments written, or the
      * connect's start if none came before; {@code cutoff} itself if the kept ones all came later and older ones
      * were made (an upper bound of the latest before it).
      */
@@ -353,7 +355,11 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     final void stampAt(long now) {
         lastActivity = now;
         wrote = true;
-        keptWrites[writes++ & (KEPT_WRITES - 1)] = now;
+        if (writes > 0 && now - keptWrites[(writes - 1) & (KEPT_WRITES - 1)] < BURST_NANOS) {
+            keptWrites[(writes - 1) & (KEPT_WRITES - 1)] = now; // one burst (a loop catching up): one moment
+        } else {
+            keptWrites[writes++ & (KEPT_WRITES - 1)] = now;
+        }
     }
 
     /** Stamps the activity, then writes and flushes {@code msg} from the tail of the pipeline. */

@@ -624,15 +624,17 @@ final class ClientLoop {
         // write may have crossed the close (seen loaded: two connections told MAX_AGE, closed for PING_TIMEOUT in
         // their grace 50 ms after the server's last read of them, in a run whose client loop ran 180 ms behind).
         boolean crossed = mayHaveCrossedTheClose(c, now);
-        boolean idleDue = goodbye == CloseReason.MAX_AGE && ((wentSilent(c, now)
-                && now - c.safeDueNanos(scenario) >= 0) || (crossed && missedPingsWhileBehind(now)));
+        long idleDueAt = crossed ? c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS) + scenario.closeWindowNanos()
+                : c.safeDueNanos(scenario); // from the latest write that came before the close may have been made
+        boolean idleDue = goodbye == CloseReason.MAX_AGE
+                && (wentSilent(c, now) || (crossed && missedPingsWhileBehind(now))) && now - idleDueAt >= 0;
         boolean idleInGrace = idleDue && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0;
         if (idleInGrace) {
             totals.idleClosesInGrace++;
         } else if (idleDue) {
             totals.idleDueAfterGrace++;
         }
-        Verdict v = idleInGrace ? Verdict.ofClose(true, c.safeDueNanos(scenario), now)
+        Verdict v = idleInGrace ? Verdict.ofClose(true, idleDueAt, now)
                 : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
         if (crossed && (goodbye != CloseReason.MAX_AGE || idleInGrace)
                 && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
