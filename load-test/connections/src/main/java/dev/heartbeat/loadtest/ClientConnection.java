@@ -35,6 +35,13 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
      * policing writes (in a GOAWAY's debug data, a Close frame's reason).
      */
     static final String TOO_MANY_PINGS = "too_many_pings";
+    /**
+     * How many of its latest write stamps a connection keeps (a power of two): enough for the few a loop that fell
+     * behind makes in catching up (answers to the pings it read late, an echo) before it sees a close.
+     */
+    static final int KEPT_WRITES = 4;
+    /** Writes closer together than this are kept as one moment, the latest: a loop catching up writes in bursts. */
+    static final long BURST_NANOS = 1_000_000;
 
     /** The global index: fixes the role, the send phase and the moment of death. */
     final int index;
@@ -53,6 +60,9 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
     long lastActivity;
     /** Whether anything was written, so {@link #lastActivity} is a write and not the connect. */
     private boolean wrote;
+    /** The stamps of the latest writes, a ring ({@link #lastWriteAtOrBefore}), and how many writes were stamped. */
+    private final long[] keptWrites = new long[KEPT_WRITES];
+    private int writes;
     /**
      * When the protocol was seen set up (the WebSocket handshake's answer, MQTT's CONNACK), or 0: the
      * server starts timing the connection afresh about then (see {@link #estimatedDueNanos}).
@@ -316,10 +326,40 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** Whether anything was written, so that {@link #lastActivity} is a write. */
+    final boolean wrote() {
+        return wrote;
+    }
+
+    /**
+     * The latest write stamped at or before {@code cutoff}: of the last {@link #KEPT_WRITES} moments written, or the
+     * connect's start if none came before; {@code cutoff} itself if the kept ones all came later and older ones
+     * were made (an upper bound of the latest before it).
+     */
+    final long lastWriteAtOrBefore(long cutoff) {
+        for (int i = 1; i <= Math.min(writes, KEPT_WRITES); i++) {
+            long at = keptWrites[(writes - i) & (KEPT_WRITES - 1)];
+            if (at - cutoff <= 0) {
+                return at;
+            }
+        }
+        return writes <= KEPT_WRITES ? connectStart : cutoff;
+    }
+
     /** Stamps the activity before a write: the server's own stamp of it can only be later. */
     final void stamp() {
-        lastActivity = System.nanoTime();
+        stampAt(System.nanoTime());
+    }
+
+    /** Stamps a write at {@code now} (tests give the moment). */
+    final void stampAt(long now) {
+        lastActivity = now;
         wrote = true;
+        if (writes > 0 && now - keptWrites[(writes - 1) & (KEPT_WRITES - 1)] < BURST_NANOS) {
+            keptWrites[(writes - 1) & (KEPT_WRITES - 1)] = now; // one burst (a loop catching up): one moment
+        } else {
+            keptWrites[writes++ & (KEPT_WRITES - 1)] = now;
+        }
     }
 
     /** Stamps the activity, then writes and flushes {@code msg} from the tail of the pipeline. */

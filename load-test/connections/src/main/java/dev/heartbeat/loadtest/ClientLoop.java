@@ -74,6 +74,10 @@ final class ClientLoop {
     private int churnCursor;
     private Consumer<ClientConnection> reopener;
     private ScheduledFuture<?> ticker;
+    /** When the next tick is due (the fixed rate's own deadlines), 0 before the ticker starts. */
+    private long nextTickAt;
+    /** How late the latest tick ran: how long what this loop runs had waited for it then. */
+    private long behindNanos;
     private boolean finished;
 
     private final Histogram lateness = Histograms.newMicros();
@@ -106,8 +110,10 @@ final class ClientLoop {
         this.slowReads = scenario.mix.percent(Role.SLOWREADER) > 0
                 ? new SlotSchedule(scenario.slowReadPeriodNanos(), start) : null;
         this.random = new SplittableRandom(scenario.seed);
-        executor.execute(() -> ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS,
-                TimeUnit.NANOSECONDS));
+        executor.execute(() -> {
+            nextTickAt = System.nanoTime() + TICK_NANOS;
+            ticker = executor.scheduleAtFixedRate(this::tick, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        });
     }
 
     EventLoop executor() {
@@ -131,6 +137,8 @@ final class ClientLoop {
             return;
         }
         long now = System.nanoTime();
+        behindNanos = Math.max(0, now - nextTickAt);
+        nextTickAt += TICK_NANOS;
         wakeHalfOpen(now);
         wakeStalled(now);
         if (slowReads != null) {
@@ -533,6 +541,66 @@ final class ClientLoop {
                 || (scenario.protocol == ServerConfig.Protocol.MQTT && !c.expectsClose));
     }
 
+    /**
+     * How far behind this loop runs at {@code now}: the later of how late the latest tick ran and how overdue the
+     * next one is. What the loop handles now (a close, a ping) may have waited about that long for it.
+     */
+    private long behind(long now) {
+        return nextTickAt == 0 ? 0 : Math.max(behindNanos, now - nextTickAt);
+    }
+
+    /**
+     * Whether {@code c}'s last write may have been made after the close seen at {@code now} was made: the close
+     * may have waited behind the loop's backlog ({@link #behind}, and one tick), and the write came later than
+     * the earliest moment the close may have been made. Such a write (an answer to a ping the loop read late, an
+     * echo it sent late) may never have been read by the server, so its due moment does not bind it: a server
+     * closes a connection whose client fell behind its ping timeout rightly.
+     */
+    boolean mayHaveCrossedTheClose(ClientConnection c, long now) {
+        return c.wrote() && c.lastActivity - (now - behind(now) - TICK_NANOS) > 0;
+    }
+
+    /**
+     * The verdict on a close that {@code v} finds early (or unexpected) from {@code c}'s last write, when that
+     * write may have crossed the close: judged again from the latest write that came before the close may have
+     * been made; premature if still early, else {@link Verdict#CLIENT_BEHIND}.
+     */
+    private Verdict judgeBehind(ClientConnection c, Verdict v, long now) {
+        if (!mayHaveCrossedTheClose(c, now)) {
+            return v;
+        }
+        long basis = c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS);
+        return now - (basis + scenario.closeWindowNanos()) < 0 && v == Verdict.PREMATURE ? v : Verdict.CLIENT_BEHIND;
+    }
+
+    /**
+     * Whether this loop runs behind by more than the servers' ping timeout at {@code now} (ping policy only): an
+     * answer it writes now came too late to count, so a server may close even a connection that answers.
+     */
+    private boolean missedPingsWhileBehind(long now) {
+        return scenario.policy == Scenario.Policy.PING && behind(now) - scenario.pingTimeoutNanos >= 0;
+    }
+
+    /**
+     * A close the client cannot judge ({@link Verdict#CLIENT_BEHIND}): counted, and the first few described as
+     * notes, not failures.
+     */
+    private void closedWhileBehind(ClientConnection c, CloseReason goodbye, long now) {
+        totals.closesWhileBehind++;
+        totals.behindByRole[c.role.ordinal()]++;
+        if (totals.behindNotes.size() < MAX_SAMPLES) {
+            totals.behindNotes.add("connection " + c.index + " (" + c.role + "): closed told "
+                    + (goodbye == null ? "no reason" : goodbye) + " " + millis(now - c.lastActivity)
+                    + " ms after its last write, which came while its loop ran " + millis(behind(now))
+                    + " ms behind (" + millis(c.safeDueNanos(scenario) - now) + " ms before that write's due moment)");
+        }
+    }
+
+    /** Whether {@code c} answers nothing any more at {@code now}: a silent connection, a dying one dead by then. */
+    private boolean wentSilent(ClientConnection c, long now) {
+        return c.role == Role.SILENT || (c.role == Role.DYING && !isAlive(c, now));
+    }
+
     /** A close for the maximum age: judged by the ages the jitter allows, and reconnected. */
     private void ageClosed(ClientConnection c, CloseReason goodbye, long now) {
         if (c.expectsClose) {
@@ -541,24 +609,48 @@ final class ClientLoop {
         long goodbyeAt = c.goodbyeAt() != 0 ? c.goodbyeAt() : now;
         boolean reason = goodbye == CloseReason.MAX_AGE
                 || (goodbye == null && scenario.protocol == ServerConfig.Protocol.MQTT);
-        // A dying connection, dead by now, closed in its grace once its idle close had come due: the server may
-        // have closed it for idleness (a ping unanswered since before the goodbye) and not been able to say so
-        // (HTTP/2: the final GOAWAY named the last stream id already, and Netty's codec drops a second such
-        // GOAWAY). A server's max-age close comes only at the end of the grace, which began before the client
-        // saw the goodbye; so such a close is judged against the idle due moment, not the age's.
-        boolean idleInGrace = goodbye == CloseReason.MAX_AGE && c.role == Role.DYING && !isAlive(c, now)
-                && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0 && now - c.safeDueNanos(scenario) >= 0;
+        // A connection gone silent (a silent one, a dying one dead by now) whose idle close had come due: the server
+        // may have closed it for idleness and not been able to say so after its MAX_AGE goodbye (HTTP/2: the final
+        // GOAWAY named the last stream id already, and Netty's codec drops a second such GOAWAY), or at the end of
+        // its grace for the age. Either comes: a dying one's ping unanswered since before the goodbye, a silent one's
+        // idle close late behind a busy server. The client cannot tell which near the grace's end: the server's
+        // grace began before the client saw the goodbye, and the close reaches the client later than it was made, by
+        // a delay of its own (a close for PING_TIMEOUT made 81.9 ms into an 82 ms grace was seen 82.5 ms after the
+        // goodbye). So each such close is counted as one the servers may count for either reason: in the grace as
+        // the client sees it (idleClosesInGrace), judged against the idle due moment, as a max-age close comes only
+        // at the grace's end; at or after that end (idleDueAfterGrace), judged as a max-age close, which a close
+        // for idleness made in the server's grace also passes (the client saw it after the shortest age and grace).
+        // So may a connection that answers, when its loop fell behind by more than the ping timeout and its last
+        // write may have crossed the close (seen loaded: two connections told MAX_AGE, closed for PING_TIMEOUT in
+        // their grace 50 ms after the server's last read of them, in a run whose client loop ran 180 ms behind).
+        boolean crossed = mayHaveCrossedTheClose(c, now);
+        long idleDueAt = crossed ? c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS) + scenario.closeWindowNanos()
+                : c.safeDueNanos(scenario); // from the latest write that came before the close may have been made
+        boolean idleDue = goodbye == CloseReason.MAX_AGE
+                && (wentSilent(c, now) || (crossed && missedPingsWhileBehind(now))) && now - idleDueAt >= 0;
+        boolean idleInGrace = idleDue && now - (goodbyeAt + scenario.maxAgeGraceNanos) < 0;
         if (idleInGrace) {
             totals.idleClosesInGrace++;
+        } else if (idleDue) {
+            totals.idleDueAfterGrace++;
         }
-        Verdict v = idleInGrace ? Verdict.ofClose(true, c.safeDueNanos(scenario), now)
+        Verdict v = idleInGrace ? Verdict.ofClose(true, idleDueAt, now)
                 : Verdict.ofAgeClose(scenario, c.connectStart, c.connectedAt, goodbyeAt, now, reason);
+        if (crossed && (goodbye != CloseReason.MAX_AGE || idleInGrace)
+                && (v == Verdict.PREMATURE || v == Verdict.WRONG_REASON)) {
+            // closed for its idleness before its age, after its loop fell behind: due from a write before that?
+            long basis = c.lastWriteAtOrBefore(now - behind(now) - TICK_NANOS);
+            v = now - (basis + scenario.closeWindowNanos()) < 0 ? v : Verdict.CLIENT_BEHIND;
+        }
         long latest = c.connectedAt + scenario.maxDrawnAgeNanos() + scenario.maxAgeGraceNanos;
         Histograms.recordNanos(ageAtGoodbye, goodbyeAt - c.connectedAt);
         Histograms.recordNanos(ageCloseLateness, now - latest); // below 0 counts as 0
         totals.ageCloses++;
         switch (v) {
             case ON_TIME:
+                break;
+            case CLIENT_BEHIND:
+                closedWhileBehind(c, goodbye, now);
                 break;
             case PREMATURE:
                 totals.premature++;
@@ -618,6 +710,10 @@ final class ClientLoop {
                 : flooder ? Verdict.ofAbuseClose(c.floodPings() > Scenario.PEER_PING_MAX_STRIKES, goodbye == expected)
                 : c.role.isLineLimited() ? Verdict.ofLineLimitedClose(c.sentOverLongLine(), c.refusedLine(), due, now)
                 : Verdict.ofClose(c.expectsClose, due, now, goodbye == expected);
+        if ((v == Verdict.PREMATURE || v == Verdict.UNEXPECTED) && !drain && !stall && !slow && !flooder
+                && !c.role.isLineLimited()) {
+            v = judgeBehind(c, v, now);
+        }
         if (c.expectsClose) {
             totals.observedCloses++;
         }
@@ -628,6 +724,9 @@ final class ClientLoop {
                 break;
             case READS_STALLED:
                 slowStalled(c, now);
+                break;
+            case CLIENT_BEHIND:
+                closedWhileBehind(c, goodbye, now);
                 break;
             case LINE_CLOSED:
                 totals.lineCloses++;

@@ -65,11 +65,20 @@ final class ClientResult {
     long late;
     long ageReconnects;
     /**
-     * Max age: closes told {@code MAX_AGE} that came in the grace, of a dying connection dead by then whose
-     * idle close had come due: the server may have closed it for idleness without a way to say so (HTTP/2:
-     * Netty's codec drops a GOAWAY whose last stream id the previous one already named).
+     * Max age: closes told {@code MAX_AGE} that came in the grace (as the client counts it, from the goodbye it
+     * saw), of a silent connection, or a dying one dead by then, whose idle close had come due, or of any whose
+     * last write came while its loop ran behind by more than the ping timeout ({@link Verdict#CLIENT_BEHIND}):
+     * the server may have closed it for idleness without a way to say so (HTTP/2: Netty's codec drops a GOAWAY
+     * whose last stream id the previous one already named). Judged against the idle due moment.
      */
     long idleClosesInGrace;
+    /**
+     * Max age: the same closes seen at or after the grace's end as the client counts it. The server may still
+     * have closed them for idleness: its grace began before the client saw the goodbye, the close took a delay
+     * of its own to reach the client, and a busy server's idle close may come as late as its age's. Judged as
+     * max-age closes.
+     */
+    long idleDueAfterGrace;
     /** Stalled: bytes written before stalling, and closes on time by servers that close write stalls. */
     long stalledBytes;
     long stallCloses;
@@ -93,6 +102,13 @@ final class ClientResult {
      */
     long slowStallCloses;
     final List<String> slowStallNotes = new ArrayList<>();
+    /**
+     * Closes the client could not judge ({@link Verdict#CLIENT_BEHIND}): its last write came while its loop ran
+     * behind, after the close may have been made; the same by role; and a few of them described.
+     */
+    long closesWhileBehind;
+    final long[] behindByRole = new long[Role.values().length];
+    final List<String> behindNotes = new ArrayList<>();
     /** Closes by the servers' drain ({@link Verdict#DRAINED}), and the same per second of the shared clock. */
     long drained;
     PerSecond drainCloses = new PerSecond();
@@ -163,6 +179,7 @@ final class ClientResult {
         late += o.late;
         ageReconnects += o.ageReconnects;
         idleClosesInGrace += o.idleClosesInGrace;
+        idleDueAfterGrace += o.idleDueAfterGrace;
         stalledBytes += o.stalledBytes;
         stallCloses += o.stallCloses;
         stallsReadAgain += o.stallsReadAgain;
@@ -178,6 +195,12 @@ final class ClientResult {
                 slowStallNotes.add(note);
             }
         }
+        closesWhileBehind += o.closesWhileBehind;
+        for (String note : o.behindNotes) {
+            if (behindNotes.size() < MAX_SAMPLES) {
+                behindNotes.add(note);
+            }
+        }
         drained += o.drained;
         drainCloses.add(o.drainCloses);
         churned += o.churned;
@@ -189,6 +212,7 @@ final class ClientResult {
             connectedByRole[i] += o.connectedByRole[i];
             closedByRole[i] += o.closedByRole[i];
             pingsByRole[i] += o.pingsByRole[i];
+            behindByRole[i] += o.behindByRole[i];
             for (int r = 0; r < goodbyesByRole[i].length; r++) {
                 goodbyesByRole[i][r] += o.goodbyesByRole[i][r];
             }

@@ -291,6 +291,10 @@ final class Report {
         rows.add(row("connections up", runs, r -> Progress.count(r.client.connected) + " / "
                 + Progress.count(r.connections), null));
         rows.add(row("premature closes", runs, r -> Long.toString(r.client.premature), null));
+        if (runs.stream().anyMatch(r -> r.client.closesWhileBehind > 0)) {
+            rows.add(row("closes not judged: after a write of a client loop running behind (not a failure)", runs,
+                    r -> Progress.count(r.client.closesWhileBehind), null));
+        }
         rows.add(row("closes expected (silent, dying, flooder...): seen / due", runs,
                 r -> Progress.count(r.client.observedCloses) + " / " + Progress.count(r.client.expectedCloses), null));
         rows.add(row("left open / unexpected closes", runs,
@@ -309,9 +313,10 @@ final class Report {
                             + num(Histograms.maxMillis(r.client.abuseCloseTime)), null));
         }
         if (scenario.agesConnections()) {
-            rows.add(row("max age: closes / reconnects (late; dying ones closed in the grace when idle)", runs,
-                    r -> Progress.count(r.client.ageCloses) + " / " + Progress.count(r.client.ageReconnects) + " ("
-                            + r.client.late + "; " + r.client.idleClosesInGrace + ")", null));
+            rows.add(row("max age: closes / reconnects (late; idle ones closed when due: in / after the grace)",
+                    runs, r -> Progress.count(r.client.ageCloses) + " / " + Progress.count(r.client.ageReconnects)
+                            + " (" + r.client.late + "; " + r.client.idleClosesInGrace + " / "
+                            + r.client.idleDueAfterGrace + ")", null));
             rows.add(row("max age: age at the goodbye min / p50 / max (s); allowed " + seconds(scenario.minAgeNanos())
                     + " to " + seconds(scenario.maxDrawnAgeNanos()), runs,
                     r -> r.client.ageAtGoodbye.getTotalCount() == 0 ? "-"
@@ -631,6 +636,9 @@ final class Report {
             for (RunResult r : of(t)) {
                 for (String note : r.notes) {
                     s.append("- Note (").append(r.impl).append("): ").append(note).append('\n');
+                }
+                for (String note : r.client.behindNotes) {
+                    s.append("- Client behind (").append(r.impl).append("): ").append(note).append('\n');
                 }
                 for (String note : r.client.slowStallNotes) {
                     s.append("- Write stall its reads show (").append(r.impl).append("): ").append(note).append('\n');

@@ -83,10 +83,11 @@ record ReportJson(String tool, String command, String startedAt, Double wallSeco
      * closes judged as max-age closes (every role), the late ones, the reconnects and their rate per
      * second (spread by the jitter, or a burst), the age at each goodbye (from the connect's completion,
      * in seconds), how far each close came after the longest age plus the grace (ms, 0 if before), and
-     * the closes in the grace of dying connections whose idle close was due ({@code idleClosesInGrace}).
+     * the closes of silent and dead dying connections whose idle close was due, in the grace
+     * ({@code idleClosesInGrace}) and at or after its end as the client counts it ({@code idleDueAfterGrace}).
      */
     record Aged(long connected, Double minAgeS, Double maxAgeS, Double graceS, Double latenessBoundMs, long closes,
-            long late, long reconnects, long idleClosesInGrace, Rate reconnectsPerSecond,
+            long late, long reconnects, long idleClosesInGrace, long idleDueAfterGrace, Rate reconnectsPerSecond,
             Double ageAtGoodbyeMinS, Double ageAtGoodbyeP50S,
             Double ageAtGoodbyeMaxS, Lateness closeAfterLongestAgeMs) {
     }

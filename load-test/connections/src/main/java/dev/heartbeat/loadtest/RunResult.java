@@ -339,11 +339,12 @@ final class RunResult {
             long stallsUntold = client.goodbyesByRole[Role.STALLED.ordinal()][ClientResult.goodbyeIndex(null)]
                     + (Scenario.HEARTBEAT.equals(impl)
                     ? client.goodbyesByRole[Role.SLOWREADER.ordinal()][ClientResult.goodbyeIndex(null)] : 0);
-            // Dying connections closed in their grace, told MAX_AGE (ClientResult.idleClosesInGrace): each may be
-            // counted by the servers for the idle reason instead; as many as they counted so move between the two.
+            // Silent connections and dead dying ones told MAX_AGE and closed once their idle close was due, in their
+            // grace or after it (ClientResult.idleClosesInGrace, idleDueAfterGrace): each may be counted by the
+            // servers for the idle reason instead; as many as they counted so move between the two.
             CloseReason idle = s.idleCloseReason();
-            long moved = Math.max(0, Math.min(client.idleClosesInGrace,
-                    serverMetrics.closes(idle) - client.goodbyes(idle)));
+            long eitherReason = client.idleClosesInGrace + client.idleDueAfterGrace;
+            long moved = Math.max(0, Math.min(eitherReason, serverMetrics.closes(idle) - client.goodbyes(idle)));
             for (CloseReason r : CloseReason.values()) {
                 long server = serverMetrics.closes(r);
                 long told = client.goodbyes(r);
@@ -353,9 +354,11 @@ final class RunResult {
                     f.add(who + "the servers counted " + server + " closes for " + r + ", the clients were told " + r
                             + " " + told + " times" + (r == stallReason && stallsUntold > 0 ? " and saw "
                             + stallsUntold + " stalled (and slowreader) connections closed untold" : "")
-                            + (client.idleClosesInGrace > 0 && (r == idle || r == CloseReason.MAX_AGE)
-                            ? " (" + client.idleClosesInGrace + " dying connections told " + CloseReason.MAX_AGE
-                            + " were closed in their grace, once their idle close was due)" : ""));
+                            + (eitherReason > 0 && (r == idle || r == CloseReason.MAX_AGE)
+                            ? " (" + eitherReason + " silent or dying connections told " + CloseReason.MAX_AGE
+                            + " were closed once their idle close was due, " + client.idleClosesInGrace
+                            + " of them in their grace)"
+                            : ""));
                 }
             }
             return f;
@@ -542,7 +545,7 @@ final class RunResult {
         return new ReportJson.Aged(c.connectedByRole[Role.AGED.ordinal()], round(s.minAgeNanos() / 1e9),
                 round(s.maxDrawnAgeNanos() / 1e9), round(s.maxAgeGraceNanos / 1e9),
                 round(Scenario.AGE_LATENESS_NANOS / 1e6), c.ageCloses, c.late, c.ageReconnects,
-                c.idleClosesInGrace, ReportJson.Rate.of(c.reconnectsPerSecond),
+                c.idleClosesInGrace, c.idleDueAfterGrace, ReportJson.Rate.of(c.reconnectsPerSecond),
                 any ? round(age.getMinValue() / 1e6) : null,
                 any ? round(Histograms.percentileMillis(age, 50) / 1e3) : null,
                 any ? round(Histograms.maxMillis(age) / 1e3) : null,

@@ -48,7 +48,15 @@ enum Verdict {
      * server's outbound buffer for it that long, and the close is the write-stall guard's to make (the reader
      * read late: its client loop was late, or the server sent late). Counted and reported, not a failure.
      */
-    READS_STALLED;
+    READS_STALLED,
+    /**
+     * Closed before the due moment of the client's last write, or closed though it should have stayed open, when
+     * that write came after the earliest moment the close may have been made: the client's loop ran behind (it
+     * saw the close that much after it came), so the write may have been made after the server had closed, and
+     * never read by it. The client cannot judge such a close ({@link ClientLoop#mayHaveCrossedTheClose}): counted
+     * and described, not a failure.
+     */
+    CLIENT_BEHIND;
 
     /**
      * The verdict on a close the client saw at {@code closedAt}.

@@ -274,7 +274,9 @@ class InProcessRunTest {
     // WEBSOCKET and HTTP2 failed here before two fixes (5 of 6 and 4 of 6 runs on a loaded machine): the
     // library pinged after its WebSocket Close, which the peer's decoder drops, and closed for PING_TIMEOUT in
     // the grace (now the Close ends the pings: GuardsTest); and a dying HTTP/2 connection closed for
-    // PING_TIMEOUT in its grace cannot be told so (ClientResult.idleClosesInGrace).
+    // PING_TIMEOUT in its grace cannot be told so (ClientResult.idleClosesInGrace). HTTP2 failed once more in CI
+    // (servers 61 PING_TIMEOUT, clients told 60), reproduced 1 in 20 with a core busy: a close made 81.9 ms into the
+    // server's 82 ms grace reached the client 82.5 ms after its goodbye (ClientResult.idleDueAfterGrace).
     @CsvSource({"LINE", "WEBSOCKET", "HTTP2"})
     void agedConnectionsAreClosedAtTheirAgeAndReconnect(ServerConfig.Protocol protocol) throws Exception {
         Scenario s = Scenario.builder().protocol(protocol).connections(CONNECTIONS)
@@ -294,7 +296,8 @@ class InProcessRunTest {
             int aged = s.mix.counts(s.connections).get(Role.AGED);
             assertTrue(r.closedByRole[Role.AGED.ordinal()] >= aged, "each aged at least once: "
                     + r.closedByRole[Role.AGED.ordinal()]);
-            assertEquals(r.closedByRole[Role.AGED.ordinal()],
+            // but those closed for their idleness right after their loop fell behind (Verdict.CLIENT_BEHIND)
+            assertEquals(r.closedByRole[Role.AGED.ordinal()] - r.behindByRole[Role.AGED.ordinal()],
                     r.goodbyesByRole[Role.AGED.ordinal()][CloseReason.MAX_AGE.ordinal()], "all told MAX_AGE");
             assertTrue(r.ageReconnects >= aged, "reconnected: " + r.ageReconnects);
             assertEquals(r.ageReconnects, r.reconnectsPerSecond.total());
