@@ -1009,6 +1009,16 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         return window <= 1 ? deadline : (deadline + window - 1) & -window;
     }
 
+    /**
+     * Worker, under an action budget, before it pushes this handler to its event loop's batch: the word
+     * handed over waited {@code nanos} for the budget (see {@link GuardState#deferredBy}).
+     */
+    void handedAfter(long nanos) {
+        if (SIDE.getOpaque(this) instanceof GuardState g) {
+            g.deferredBy(nanos);
+        }
+    }
+
     /** Event loop: takes the pending action word (0 if none); {@link #ON_WIRE} stays. */
     public int takeActions() {
         return (int) ACTIONS.getAndBitwiseAnd(this, ON_WIRE) & ~ON_WIRE;
