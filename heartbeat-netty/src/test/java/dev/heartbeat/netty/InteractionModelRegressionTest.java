@@ -431,4 +431,49 @@ class InteractionModelRegressionTest {
             assertEquals(1, b.monitor.stats().closed(CloseReason.WRITE_STALL));
         }
     }
+
+    /**
+     * Seed 28 (family 1): under an action budget of 50/s a writer-idle close waited 19 ms for a token, and the
+     * worker's look for the hold the veto might ask for came 10 ms after the judgement, before the event loop had
+     * asked the veto: it found no hold and re-armed the entry for the next idle timeout, a second on. The veto
+     * then held the close for 102 ms, and its re-check came a second late. The look for a hold comes again while
+     * the hand-off waits.
+     */
+    @Test
+    void aHoldAskedForAfterAWaitForTheBudgetIsReCheckedAtItsEnd() {
+        ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(3));
+        long start = ticker.nanoTime();
+        HeartbeatMonitor budgeted = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+                .actionBudget(50).build();
+        List<List<Long>> asked = List.of(new ArrayList<>(), new ArrayList<>());
+        List<EmbeddedChannel> channels = new ArrayList<>();
+        try {
+            for (List<Long> times : asked) { // two channels due together: the second waits 20 ms for a token
+                channels.add(new EmbeddedChannel(budgeted.newHandler(HeartbeatConfig.closeWhenIdle()
+                        .readerIdle(Duration.ofMillis(500)).maxCloseHold(Duration.ofSeconds(5))
+                        .beforeClose((c, reason) -> {
+                            times.add((ticker.nanoTime() - start) / 1_000_000);
+                            return CloseDecision.extend(Duration.ofMillis(100));
+                        }).build())));
+            }
+            budgeted.runOnce();
+            for (int i = 0; i < 800; i++) {
+                VirtualTime.advance(ticker, budgeted, 1, channels);
+            }
+            for (List<Long> times : asked) {
+                assertTrue(times.size() >= 3, "asked at 500 ms and at each extension's end: " + asked);
+                for (int i = 1; i < times.size(); i++) {
+                    long gap = times.get(i) - times.get(i - 1);
+                    // The extension, the look for its end (10 ms), and a wait for the budget (20 ms) and a tick.
+                    assertTrue(gap >= 100 && gap <= 100 + 10 + 20 + LATE, "asked again at each extension's end: "
+                            + asked);
+                }
+            }
+        } finally {
+            for (EmbeddedChannel ch : channels) {
+                ch.finishAndReleaseAll();
+            }
+            budgeted.close();
+        }
+    }
 }
