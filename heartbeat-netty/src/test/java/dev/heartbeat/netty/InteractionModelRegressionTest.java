@@ -11,6 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.heartbeat.core.ManualTicker;
+import io.netty.buffer.Unpooled;
 
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -347,5 +351,129 @@ class InteractionModelRegressionTest {
         world.step(101 + LATE);
         assertTrue(!ch.isOpen(), "closed 500 ms after the new bytes began to wait");
         assertEquals(List.of(CloseReason.WRITE_STALL), asked);
+    }
+
+    /** A channel with a 60 ms write stall on a monitor whose action budget pays for a hand-off every 200 ms. */
+    private static final class Budgeted implements AutoCloseable {
+        final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(3));
+        final long start = ticker.nanoTime();
+        final HeartbeatMonitor monitor = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+                .actionBudget(5).build();
+        final EmbeddedChannel ch = new EmbeddedChannel(monitor.newHandler(HeartbeatConfig.events()
+                .readerIdle(Duration.ofSeconds(30)).writeStall(Duration.ofMillis(60)).build()));
+
+        Budgeted() {
+            monitor.runOnce();
+        }
+
+        /** {@code millis} in 1 ms steps, the event loop running its tasks after each ({@code loopRuns}) or not. */
+        void advance(long millis, boolean loopRuns) {
+            for (long i = 0; i < millis; i++) {
+                VirtualTime.advance(ticker, monitor, 1, loopRuns ? List.of(ch) : List.of());
+            }
+        }
+
+        long elapsedMillis() {
+            return (ticker.nanoTime() - start) / 1_000_000;
+        }
+
+        @Override
+        public void close() {
+            ch.finishAndReleaseAll();
+            monitor.close();
+        }
+    }
+
+    /**
+     * Seeds 608 and 1103 (family 101): under an action budget of 5/s a write stall of 62 ms was never
+     * closed. The worker hands over a look every quarter of the timeout, but the budget paid for one only
+     * every 200 ms, so each look came more than the timeout after the previous one, which the event loop
+     * took for a pause of its own ({@code GuardState.stalled}): a new picture at every look. The budget's
+     * delay is the worker's choice, not a pause of the loop: the stall is closed at the first look paid for
+     * a timeout after its picture (here the picture at 16 ms, the close at 217 ms).
+     */
+    @Test
+    void aWriteStallIsClosedWhenTheBudgetHoldsEveryLookBackLongerThanTheTimeout() {
+        try (Budgeted b = new Budgeted()) {
+            b.ch.write("OUT");
+            b.ch.unsafe().outboundBuffer().addFlush(); // flushed, and the peer takes none of it
+            b.advance(60, true);
+            assertTrue(b.ch.isOpen(), "waited 60 ms: not a stall yet");
+            b.advance(75 + 2 * 200 + LATE - 60, true);
+            assertTrue(!b.ch.isOpen(), "closed within 1.25 x the timeout and two waits for the budget (the picture's"
+                    + " look and the closing one), not still open at " + b.elapsedMillis() + " ms");
+            assertEquals(1, b.monitor.stats().closed(CloseReason.WRITE_STALL));
+        }
+    }
+
+    /**
+     * Issue 26 item 21 under an action budget: a pause of the event loop that holds a look the budget paid
+     * for is still a pause (the budget's delay before it is not counted, the loop's is), so the peer that
+     * drained meanwhile is not closed for the loop's own pause; a real stall after it is.
+     */
+    @Test
+    void aPausedEventLoopIsNotThePeersWriteStallUnderABudgetEither() {
+        try (Budgeted b = new Budgeted()) {
+            b.ch.write(Unpooled.buffer(1_000_000).writeZero(1_000_000));
+            ChannelOutboundBuffer buf = b.ch.unsafe().outboundBuffer();
+            buf.addFlush();
+            for (int i = 0; i < 8; i++) { // a slow peer: bytes leave every 50 ms, the looks are paid every 200 ms
+                b.advance(50, true);
+                buf.progress(5_552);
+            }
+            b.advance(20, true); // the look paid for at 418 ms sees the latest progress, of 400 ms
+            b.advance(300, false); // the event loop pauses from 420 ms: the look paid for at 618 ms waits
+            b.advance(1, true); // and runs at 721 ms: no progress seen since 418 ms, longer than the timeout
+            assertTrue(b.ch.isOpen(), "closed after the event loop's own pause at " + b.elapsedMillis() + " ms");
+            buf.progress(5_552); // back: it writes what the peer drained meanwhile
+            b.advance(1_000, true); // now the peer stops for real
+            assertTrue(!b.ch.isOpen(), "a real stall after the pause is closed");
+            assertEquals(1, b.monitor.stats().closed(CloseReason.WRITE_STALL));
+        }
+    }
+
+    /**
+     * Seed 28 (family 1): under an action budget of 50/s a writer-idle close waited 19 ms for a token, and the
+     * worker's look for the hold the veto might ask for came 10 ms after the judgement, before the event loop had
+     * asked the veto: it found no hold and re-armed the entry for the next idle timeout, a second on. The veto
+     * then held the close for 102 ms, and its re-check came a second late. The look for a hold comes again while
+     * the hand-off waits.
+     */
+    @Test
+    void aHoldAskedForAfterAWaitForTheBudgetIsReCheckedAtItsEnd() {
+        ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(3));
+        long start = ticker.nanoTime();
+        HeartbeatMonitor budgeted = HeartbeatMonitor.builder().ticker(ticker).maxCoalescing(Duration.ZERO)
+                .actionBudget(50).build();
+        List<List<Long>> asked = List.of(new ArrayList<>(), new ArrayList<>());
+        List<EmbeddedChannel> channels = new ArrayList<>();
+        try {
+            for (List<Long> times : asked) { // two channels due together: the second waits 20 ms for a token
+                channels.add(new EmbeddedChannel(budgeted.newHandler(HeartbeatConfig.closeWhenIdle()
+                        .readerIdle(Duration.ofMillis(500)).maxCloseHold(Duration.ofSeconds(5))
+                        .beforeClose((c, reason) -> {
+                            times.add((ticker.nanoTime() - start) / 1_000_000);
+                            return CloseDecision.extend(Duration.ofMillis(100));
+                        }).build())));
+            }
+            budgeted.runOnce();
+            for (int i = 0; i < 800; i++) {
+                VirtualTime.advance(ticker, budgeted, 1, channels);
+            }
+            for (List<Long> times : asked) {
+                assertTrue(times.size() >= 3, "asked at 500 ms and at each extension's end: " + asked);
+                for (int i = 1; i < times.size(); i++) {
+                    long gap = times.get(i) - times.get(i - 1);
+                    // The extension, the look for its end (10 ms), and a wait for the budget (20 ms) and a tick.
+                    assertTrue(gap >= 100 && gap <= 100 + 10 + 20 + LATE, "asked again at each extension's end: "
+                            + asked);
+                }
+            }
+        } finally {
+            for (EmbeddedChannel ch : channels) {
+                ch.finishAndReleaseAll();
+            }
+            budgeted.close();
+        }
     }
 }

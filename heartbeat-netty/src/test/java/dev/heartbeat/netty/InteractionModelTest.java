@@ -85,7 +85,10 @@ class InteractionModelTest {
     /**
      * Failures found by the model that issue 26 does not list get numbers from 101 (tolerable as the
      * items are). 101: a write stall closed after more than 1.25 x its timeout, another rule's check
-     * (an idle event moved by a read) having shifted the stall's look grid.
+     * (an idle event moved by a read) having shifted the stall's look grid. Later (seeds 608, 1103, 1883,
+     * 2728): under an action budget of 5/s a write stall was never closed, every look the budget held back
+     * taken for a pause of the event loop. Fixed: the budget's wait is not counted in the gap
+     * ({@code GuardState#deferredBy}; {@code InteractionModelRegressionTest}).
      */
     static final int NEW_STALL_GRID = 101;
     /**
@@ -141,10 +144,11 @@ class InteractionModelTest {
     static final int NEW_EVENT_IN_GRACE = 109;
     /**
      * The families that still fail on this commit, tolerated by default so that the model lands and
-     * guards every other promise; each is listed in issue 26's note with its soonest seed.
+     * guards every other promise; each is listed in issue 26's note with its soonest seed. None since the
+     * fixes of 101 and of 1 seed 28 (see {@link #OPEN_CHECKS} for the survey).
      * {@code -Dheartbeat.model.tolerate=} (empty) enforces every check.
      */
-    static final String OPEN_ITEMS = "1,101";
+    static final String OPEN_ITEMS = "";
     /**
      * The checks whose every violation is still tolerated by default, whatever item it is: none. The
      * survey of seeds 1-1500 with reruns exact ({@link SeededRandomness}) and only 107 tolerated found item 1
@@ -152,9 +156,15 @@ class InteractionModelTest {
      * seed 649 (merged check orders) and seed 577 (an age due during a hold), the same survey finds item 1 seed
      * 28 (a re-check under an action budget of 50/s not performed by 41,995 ms, open) and 101 seeds 608 and
      * 1103 (under a budget of 5/s a write stall of 62 ms is never closed: each deferred look comes more than
-     * the stall's timeout after the last, which {@code GuardState#stalled} takes for a paused event loop and
-     * so takes a new picture; open). Every failure left is on an item of {@link #OPEN_ITEMS}; a failure the
-     * model cannot place fails the test.
+     * the stall's timeout after the last, which {@code GuardState#stalled} took for a paused event loop and
+     * so took a new picture). After the fix of 101 (the budget's wait is no pause), the survey of seeds
+     * 1-1500 with nothing tolerated found item 1 seed 28 only; seeds 1-3000 besides: 101 went from 4 episodes
+     * (608, 1103, 1883, 2728) to none, the rest as before. Seed 28 was a hold the veto asked for after a 19 ms
+     * wait for the budget, missed by the worker's one look for it 10 ms after the judgement (fixed: it looks
+     * again while the hand-off waits). After both fixes the survey of seeds 1-1500 with nothing tolerated finds
+     * no failure, and {@link #OPEN_ITEMS} is empty; seeds 1-3000 find three, none of 1 or 101 (item 1 seed 2943
+     * went with seed 28's fix): 14 seed 1703 (checkNeverEarly), 103 seed 1678, and seed 1675 (checkNeverEarly,
+     * a PING_TIMEOUT close after 1 unanswered ping of 3: not placed), open.
      * {@code -Dheartbeat.model.openChecks=checkNeverEarly,...} tolerates a check again.
      */
     static final String OPEN_CHECKS = "";

@@ -40,6 +40,8 @@ public final class ActionBudget {
     private int head;
     private int size;
 
+    /** Worker only: how long the handler {@link #next} returned last waited. */
+    private long lastWaitedNanos;
     private long deferredCount;
     private volatile long deferred;
     private volatile long worstDelayNanos;
@@ -126,10 +128,16 @@ public final class ActionBudget {
         handlers[head] = null;
         head = (head + 1) & (handlers.length - 1);
         size--;
+        lastWaitedNanos = waited;
         if (waited > worstDelayNanos) {
             worstDelayNanos = waited;
         }
         return h;
+    }
+
+    /** Worker: how long the handler {@link #next} returned last waited for its token. */
+    long lastWaitedNanos() {
+        return lastWaitedNanos;
     }
 
     /** Worker: how long until the bucket pays for one more hand-off. */

@@ -78,7 +78,8 @@ public final class CloseSequence {
      * answers on the event loop, and a hold it asks for may end before the entry's next look (an
      * extension of 1 s under a 10 s idle timeout). So the entry looks again shortly
      * ({@link #HOLD_LOOK_NANOS}), when it finds the hold and re-arms for its end; a close held until
-     * later needs no look.
+     * later needs no look. A hand-off that waits for the action budget longer than that has not asked the
+     * veto at that look: the judgement looks again while the hand-off waits (the model's family 1, seed 28).
      */
     static void lookForAHold(HeartbeatHandler h, Plan cfg, long now) {
         if (cfg.guards == null || cfg.guards.veto == null) {

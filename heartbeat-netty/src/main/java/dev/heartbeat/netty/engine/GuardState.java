@@ -31,6 +31,7 @@ public final class GuardState {
     private static final VarHandle HELD_UNTIL;
     private static final VarHandle STALL_TAKEN;
     private static final VarHandle STALL_SINCE;
+    private static final VarHandle DEFERRED;
 
     static {
         try {
@@ -43,6 +44,7 @@ public final class GuardState {
             HELD_UNTIL = lookup.findVarHandle(GuardState.class, "heldUntil", long.class);
             STALL_TAKEN = lookup.findVarHandle(GuardState.class, "stallTaken", boolean.class);
             STALL_SINCE = lookup.findVarHandle(GuardState.class, "stallSince", long.class);
+            DEFERRED = lookup.findVarHandle(GuardState.class, "deferred", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -103,6 +105,15 @@ public final class GuardState {
      * object's padding: the state stays 144 bytes ({@code HandlerLayoutTest}).
      */
     private int stallLookedAt;
+
+    // ---- Worker writes, event loop reads (opaque). ----
+    /**
+     * How long the action word handed over last waited for the action budget, in units of 2^20 ns
+     * (see {@link #deferredBy}); 0 without a budget. Fits the object's padding with {@link #stallLookedAt}:
+     * the state stays 144 bytes.
+     */
+    @SuppressWarnings("unused") // accessed through DEFERRED
+    private int deferred;
 
     // ---- Worker only. ----
     /**
@@ -231,17 +242,21 @@ public final class GuardState {
      * bytes pending, here or at a tracked write between two calls ({@link #beforeWrite}); more bytes
      * queued by the application are not progress. The first call of a stall only takes the
      * picture, so a stall is measured from a picture, never from a guess. So does a call a whole
-     * {@code stallNanos} or more after the previous call: the calls come every quarter of it (during a
-     * veto's hold too), so the event loop missed at least three (a GC pause, a thread without a core);
-     * its own writes stopped with it, and the time it did not run is not the peer's. The gap is measured
-     * between calls, not from the picture: a close the veto holds is looked at every quarter and keeps
-     * its picture, however long the hold.
+     * {@code stallNanos} or more after the previous call, not counting the time the worker held this
+     * call's look back for the action budget ({@link #deferredBy}): the worker hands the looks over every
+     * quarter of it (during a veto's hold too), so the event loop ran them at least three quarters late
+     * (a GC pause, a thread without a core); its own writes stopped with it, and the time it did not run
+     * is not the peer's. A look the budget held back is late by the worker's choice, not the loop's: taken
+     * for a pause, every look of a saturated budget would take a new picture and the stall would never
+     * close (the interaction model's family 101). The gap is measured between calls, not from the
+     * picture: a close the veto holds is looked at every quarter and keeps its picture, however long the
+     * hold.
      */
     boolean stalled(int message, long pending, long progress, long lastWrite, long now, long stallNanos) {
         int lookedAt = (int) (now >> 20);
         // At least the timeout in whole units plus one (rounding), and two: tiny timeouts are not read as pauses.
         int pause = (int) Math.min(Math.max(2, (stallNanos >> 20) + 1), Integer.MAX_VALUE);
-        boolean paused = stallTaken && lookedAt - stallLookedAt >= pause;
+        boolean paused = stallTaken && lookedAt - stallLookedAt - (int) DEFERRED.getOpaque(this) >= pause;
         stallLookedAt = lookedAt;
         if (pending <= 0) {
             STALL_TAKEN.setOpaque(this, false);
@@ -259,6 +274,18 @@ public final class GuardState {
             return false;
         }
         return now - stallSince >= stallNanos;
+    }
+
+    /**
+     * Worker, under an action budget: the action word it hands over now waited {@code nanos} for a token
+     * (0: paid at once), a delay {@link #stalled} does not count as a pause of the event loop. Written before
+     * the hand-off's push, so the run that performs the word sees it. A word decided and handed over after
+     * that run took its word and before it read this overwrites it: the run then sees 0 (paid at once), and may
+     * take a pause where there was none (a new picture: a later close, never an earlier one), or a delay
+     * no longer than the time since it took its word, which hides a pause of the loop no longer than that.
+     */
+    void deferredBy(long nanos) {
+        DEFERRED.setOpaque(this, (int) Math.min(nanos >> 20, Integer.MAX_VALUE));
     }
 
     /**

@@ -926,7 +926,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             bits |= MaxAgeRule.INSTANCE.judge(this, bound, now);
         }
         bits |= CloseSequence.judgeHold(this, cfg, now);
-        if (bits != 0) {
+        // A hand-off still waiting (for the action budget) has not asked the veto yet: the look for the hold it
+        // may ask for comes again, or a hold that ends before the rules' next look is not re-checked in time.
+        if (bits != 0 || handOffWaiting()) {
             CloseSequence.lookForAHold(this, cfg, now);
         }
         monitor.worker.rearm(this, monitor.takeLooks()); // the earliest look any rule asked for
@@ -1007,6 +1009,21 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             window >>>= ANSWER_WINDOW_SHIFT;
         }
         return window <= 1 ? deadline : (deadline + window - 1) & -window;
+    }
+
+    /**
+     * Worker, under an action budget, before it pushes this handler to its event loop's batch: the word
+     * handed over waited {@code nanos} for the budget (see {@link GuardState#deferredBy}).
+     */
+    void handedAfter(long nanos) {
+        if (SIDE.getOpaque(this) instanceof GuardState g) {
+            g.deferredBy(nanos);
+        }
+    }
+
+    /** Worker: whether action bits handed over are not taken by the event loop yet (opaque). */
+    private boolean handOffWaiting() {
+        return ((int) ACTIONS.getOpaque(this) & ~ON_WIRE) != 0;
     }
 
     /** Event loop: takes the pending action word (0 if none); {@link #ON_WIRE} stays. */

@@ -738,6 +738,7 @@ public final class MonitorEngine {
             pacerArmed = false;
             budget.refill(now);
             for (HeartbeatHandler h; (h = budget.next(now)) != null; ) {
+                h.handedAfter(budget.lastWaitedNanos());
                 EventExecutor executor = executorOf(h);
                 if (executor == null) {
                     h.takeActions(); // never registered: its next check tries again
@@ -831,6 +832,7 @@ public final class MonitorEngine {
             }
             budget.refill(now);
             if (budget.tryTake(now)) {
+                handler.handedAfter(0);
                 batch.push(handler);
                 return;
             }
