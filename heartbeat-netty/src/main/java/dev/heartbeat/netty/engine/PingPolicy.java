@@ -206,6 +206,11 @@ public final class PingPolicy extends HandlerPolicy {
             // The latest ping written was answered after the re-ping decided for its miss, which was given up
             // unwritten: the answer settles it as it would have while it waited (see ProbeState.onInbound).
             clearMissedPings(h);
+        } else if (!cfg.ackMode.needsMatching() && (h.judgement() & MISSED_BITS) != 0
+                && (busy || read - h.pingDecidedAt() >= 0)) {
+            // Any inbound answers: a read since the latest ping settles the streak. (Its close was decided and
+            // then dropped by the event loop, which saw the read, while the hand-off waited for the budget.)
+            clearMissedPings(h);
         }
         long base = cfg.pingWhenWriterIdle ? h.lastWriteOpaque() : read;
         if (busy && !cfg.pingWhenWriterIdle) {
