@@ -85,9 +85,6 @@ public final class HeartbeatConfig {
      * so any bound below 2^15 fits; 10,000 is far beyond any sane setting.
      */
     public static final int MAX_MISSED_PINGS = 10_000;
-    /** A configuration's natural coalescing window is its shortest timeout / 2^this (see {@link Plan}). */
-    static final int COALESCING_SHIFT = Plan.COALESCING_SHIFT;
-
     static { // the engine's way to this package's members that are not public: before any Plan exists
         ApiAccess.install(new EngineAccess());
     }
@@ -806,7 +803,7 @@ public final class HeartbeatConfig {
         private long coalescingBoundNanos(long intervalNanos) {
             long finest = Math.min(intervalNanos, pingTimeoutNanos > 0 ? pingTimeoutNanos : intervalNanos);
             finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
-            return Long.highestOneBit(finest >>> COALESCING_SHIFT);
+            return Plan.coalescingWindow(finest);
         }
 
         private void checkIdle() {

@@ -338,7 +338,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "HeartbeatMonitor[" + engine.worker + "]";
+        return engine.toString();
     }
 
     /**

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.Plan;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,7 +95,7 @@ class CoalescingTest {
     @Test
     void checksShareWakeUpsAndStayWithinTheWindow() {
         HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
-        long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> HeartbeatConfig.COALESCING_SHIFT);
+        long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> Plan.COALESCING_SHIFT);
         assertEquals(1L << 27, window, "10 s / 64, rounded down to a power of two: 134 ms, then capped");
         long capped = Math.min(window, HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS);
         long bound = (capped + monitor.engine.worker.tickNanos() + MS - 1) / MS + 1; // + the 1 ms step

@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.netty;
 
+import dev.heartbeat.netty.engine.Plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -93,7 +94,7 @@ class HeartbeatConfigTest {
         assertEquals(min, cfg.adaptiveTimeoutMin());
         assertEquals(max, cfg.adaptiveTimeoutMax());
         assertTrue(cfg.toString().contains("adaptiveTimeout=[PT0.1S, PT2S]"), cfg.toString());
-        assertTrue(cfg.plan.coalescingNanos <= min.toNanos() >> HeartbeatConfig.COALESCING_SHIFT,
+        assertTrue(cfg.plan.coalescingNanos <= min.toNanos() >> Plan.COALESCING_SHIFT,
                 "the window follows the shortest answer timeout");
     }
 

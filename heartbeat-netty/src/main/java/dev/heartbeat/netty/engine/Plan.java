@@ -21,6 +21,11 @@ public final class Plan {
     /** A plan's natural coalescing window is its finest timeout / 2^this, rounded down to a power of two. */
     public static final int COALESCING_SHIFT = 6;
 
+    /** The natural coalescing window for a finest timeout of {@code finestNanos} (see {@link #coalescingNanos}). */
+    public static long coalescingWindow(long finestNanos) {
+        return Long.highestOneBit(finestNanos >>> COALESCING_SHIFT);
+    }
+
     /** The configuration this plan was made from. */
     public final HeartbeatConfig owner;
     /** What the handler decides and does under this configuration: one stateless instance per policy. */
@@ -112,8 +117,7 @@ public final class Plan {
         this.shortestNanos = shortest;
         long finest = Math.min(shortest, pingTimeoutNanos > 0 ? pingTimeoutNanos : Long.MAX_VALUE);
         finest = Math.min(finest, adaptiveMinNanos > 0 ? adaptiveMinNanos : Long.MAX_VALUE);
-        this.coalescingNanos = finest == Long.MAX_VALUE ? 0
-                : Long.highestOneBit(finest >>> COALESCING_SHIFT);
+        this.coalescingNanos = finest == Long.MAX_VALUE ? 0 : coalescingWindow(finest);
         this.tracksReads = policy.tracksReads(this);
         this.tracksWrites = policy.tracksWrites(this) || (guards != null && guards.writeStallNanos > 0);
         this.rules = compileRules();
