@@ -56,10 +56,13 @@ public final class OverloadRule extends Rule {
         }
         // Idle beyond the scaled timeout: the close is decided. The next look is for its outcome: when
         // a hold of the veto ends, or shortly (the event loop found traffic, or closed). Never a
-        // deadline in the past, which would expire every cycle.
+        // deadline in the past, which would expire every cycle. Traffic the event loop found is no
+        // earlier than now, so the scaled deadline it set is at least the shortest scaled timeout away:
+        // a look then is in time for it, where the retry alone came 100 ms after a scaled 8 ms (seed 1678).
         GuardState g = h.guardState();
-        h.lookAt(g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil()
-                : now + CloseSequence.RECHECK_RETRY_NANOS);
+        long soon = Math.min(CloseSequence.RECHECK_RETRY_NANOS,
+                Math.max(bound.monitor.worker.tickNanos(), shortestScaled(cfg, factor)));
+        h.lookAt(g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil() : now + soon);
         return idleKind(h, cfg, factor, now) >= 0 ? ActionBits.OVERLOAD : 0;
     }
 
@@ -101,6 +104,18 @@ public final class OverloadRule extends Rule {
             }
         }
         return next;
+    }
+
+    /** The shortest of the scaled timeouts of {@code cfg} (it has one: it closes when idle). */
+    private static long shortestScaled(Plan cfg, double factor) {
+        long shortest = Long.MAX_VALUE;
+        for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
+            long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);
+            if (timeout > 0) {
+                shortest = Math.min(shortest, timeout);
+            }
+        }
+        return shortest;
     }
 
     private static long scaled(long timeout, double factor) {

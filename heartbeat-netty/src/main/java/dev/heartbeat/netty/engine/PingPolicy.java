@@ -376,8 +376,11 @@ public final class PingPolicy extends HandlerPolicy {
         if ((bits & READER_IDLE_CLOSE) != 0) {
             if (!busy && now - read >= cfg.readerCloseNanos) {
                 CloseSequence.close(h, ctx, CloseReason.READER_IDLE, now - read);
+                return;
             }
-            return; // else read since the verdict: the worker sees it and waits
+            // Else read since the verdict: the worker sees it and waits. A ping handed over with it still goes
+            // out: the re-check of a held close joins the held bits to the ping the worker decided during the
+            // hold, and without that ping the next close would be the peer's first chance lost (seed 1703).
         }
         long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0 && !pingedSinceHold(h, written)) {
