@@ -1,0 +1,97 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty.engine;
+
+import java.util.Arrays;
+import java.util.concurrent.RejectedExecutionException;
+
+import dev.heartbeat.core.Ticker;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+
+/**
+ * One clock read for all the tracked writes that complete in one run of an event loop's work, instead
+ * of one per write (issue 29, goal 5: the clock read was most of a tracked write's cost).
+ *
+ * <p>A {@link HeartbeatHandler.Duplex} whose write completed ({@link HeartbeatHandler#writeCompleted})
+ * does not read the clock: it joins its thread's clock, which queues itself once on the executor as an
+ * ordinary task. That task runs after the work under way (the rest of the I/O the loop is handling, the
+ * tasks queued before it), reads each ticker once and stamps every handler that joined. Never early: the
+ * stamp is read after every completion it stands for, as the stamp of a flush's end is
+ * ({@link HeartbeatHandler#onFlush}); it is later than {@code IdleStateHandler}'s by at most that work.
+ * Nothing reads a handler's write stamp on its event loop without settling a stamp it owes first (the
+ * actions, {@code HeartbeatHandler#settlePendingWrite}): a verdict the worker judged from the older stamp
+ * is judged again from the current one before anything fires. The worker may read the older stamp
+ * meanwhile, as it may read any stamp late (DESIGN.md, threads and ownership): a re-check later, never a
+ * close early.
+ *
+ * <p>Only executors that run tasks as they come ({@link SingleThreadEventExecutor}: every transport's
+ * event loop, {@code DefaultEventLoop}, a handler's own {@code DefaultEventExecutor}); elsewhere
+ * ({@code EmbeddedEventLoop}, whose tasks wait for the test to run them) the handler reads the clock at
+ * once, as before. Not shared between threads: one per thread, reached through Netty's
+ * {@link FastThreadLocal} (an array index on an event loop's thread).
+ */
+final class WriteClock implements Runnable {
+
+    private static final FastThreadLocal<WriteClock> CLOCKS = new FastThreadLocal<>() {
+        @Override
+        protected WriteClock initialValue() {
+            return new WriteClock();
+        }
+    };
+
+    /** The handlers that owe a stamp, in the order they joined; the first {@link #size} are used. */
+    private HeartbeatHandler.Duplex[] owing = new HeartbeatHandler.Duplex[16];
+    private int size;
+
+    private WriteClock() {
+    }
+
+    /**
+     * The handler's executor ({@code executor}, this thread): whether {@code handler}'s write stamp is
+     * taken by this thread's clock at the end of the current work; false if it must read the clock now
+     * (an executor this clock cannot queue itself on, or one shutting down).
+     */
+    static boolean join(HeartbeatHandler.Duplex handler, EventExecutor executor) {
+        if (!(executor instanceof SingleThreadEventExecutor)) {
+            return false;
+        }
+        WriteClock clock = CLOCKS.get();
+        if (clock.size == 0) {
+            try {
+                executor.execute(clock);
+            } catch (RejectedExecutionException shuttingDown) {
+                return false;
+            }
+        } else if (clock.size == clock.owing.length) {
+            clock.owing = Arrays.copyOf(clock.owing, clock.size * 2);
+        }
+        clock.owing[clock.size++] = handler;
+        return true;
+    }
+
+    /** The executor: stamps every handler that joined and still owes its stamp, one clock read per ticker. */
+    @Override
+    public void run() {
+        Ticker last = null;
+        long now = 0;
+        HeartbeatHandler.Duplex[] handlers = owing;
+        int n = size;
+        size = 0; // a handler that joins from here on queues the clock again
+        for (int i = 0; i < n; i++) {
+            HeartbeatHandler.Duplex handler = handlers[i];
+            handlers[i] = null;
+            Ticker ticker = handler.owedTicker();
+            if (ticker != null) { // else settled meanwhile (an action read the clock for it)
+                if (ticker != last) {
+                    last = ticker;
+                    now = ticker.nanoTime();
+                }
+                handler.payStamp(now);
+            }
+        }
+    }
+}
