@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import dev.heartbeat.netty.engine.CloseSequence;
 import dev.heartbeat.netty.engine.Guards;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
+import dev.heartbeat.netty.engine.WriteClock;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -321,7 +322,7 @@ class InteractionModelTest {
 
     /** The outcome of the model seed {@code seed} with Heartbeat's draws from {@code drawSeed}'s: its trace and end. */
     private String outcome(long seed, long drawSeed) {
-        Episode episode = new Episode(seed, drawSeed);
+        Episode episode = new Episode(seed, drawSeed, false);
         String end;
         try {
             episode.run(EPISODE_STEPS);
@@ -396,14 +397,28 @@ class InteractionModelTest {
         long notes;
         /** The channel whose read races the next event loop turn (after the worker's cycle, before the actions). */
         Chan raceRead;
+        /** Whether the race of {@link #raceRead} is a write and flush instead of a read. */
+        boolean raceWrite;
         int nextChan;
 
+        /**
+         * Whether a completed write is stamped by the event loop's {@link WriteClock} task (run with the actions
+         * when the model runs the channel's tasks) rather than at once: in half the episodes, chosen from the seed
+         * without a draw (so the seeds' sequences stay what they were); never in the pinned seeds' reruns.
+         */
+        final boolean deferredWrites;
+
         Episode(long seed) {
-            this(seed, seed);
+            this(seed, seed, (seed * 0x9E3779B97F4A7C15L) < 0);
         }
 
-        /** The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test). */
-        Episode(long seed, long drawSeed) {
+        /**
+         * The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test),
+         * and write stamps from the loop's clock task if {@code deferredWrites}.
+         */
+        Episode(long seed, long drawSeed, boolean deferredWrites) {
+            this.deferredWrites = deferredWrites;
+            WriteClock.onEveryExecutor(deferredWrites);
             rnd = new Random(seed);
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(rnd.nextInt(20)));
             origin = ticker.nanoTime();
@@ -412,6 +427,7 @@ class InteractionModelTest {
             monitor = HeartbeatMonitor.builder().manual(new SeededRandomness(drawSeed)).ticker(ticker)
                     .maxCoalescing(Duration.ZERO).actionBudget(budget).build();
             monitorFeatures.add(budget == 0 ? "no actionBudget" : "actionBudget");
+            monitorFeatures.add(deferredWrites ? "writes stamped by the loop's clock" : "writes stamped at once");
             List<String> refusals = new ArrayList<>();
             int n = 4 + rnd.nextInt(6);
             while (specs.size() < n) {
@@ -464,6 +480,7 @@ class InteractionModelTest {
                 c.ch.finishAndReleaseAll();
             }
             monitor.close();
+            WriteClock.onEveryExecutor(false);
         }
 
         // -------------------------------------------------------------- driving
@@ -496,7 +513,15 @@ class InteractionModelTest {
             } else if (r < 580) {
                 read(c, LineProbe.PONG);
             } else if (r < 600) {
-                note("race a read of " + c.id + " with the next actions");
+                // With writes stamped by the loop's clock, every other race is a write's: its stamp is then owed
+                // when the actions the worker just handed over run (no draw: the seeds' sequences stay).
+                raceWrite = deferredWrites && (step & 1) == 1;
+                long due = raceWrite ? writerCheckDue(c) : -1;
+                if (due - now() > MS && due - now() < 2_000 * MS) { // race it with the writer's check: the sharp case
+                    note("advance to " + c.id + "'s writer check");
+                    advance((due - now()) / MS - 1);
+                }
+                note("race a " + (raceWrite ? "write" : "read") + " of " + c.id + " with the next actions");
                 raceRead = c;
                 advance(1);
             } else if (r < 650) {
@@ -548,6 +573,21 @@ class InteractionModelTest {
             return c;
         }
 
+        /**
+         * When the worker's next check of {@code c}'s writer comes due (a writer or all-idle timeout, a ping
+         * after writes), or -1.
+         */
+        long writerCheckDue(Chan c) {
+            ModelSpec s = c.spec;
+            if (s.idle[1] > 0) {
+                return c.lastActivity(1) + s.idle[1];
+            }
+            if (s.idle[2] > 0) {
+                return c.lastActivity(2) + s.idle[2];
+            }
+            return s.pings() && s.writerMode ? c.lastActivity(1) + s.interval : -1;
+        }
+
         void advance(long ms) {
             for (long i = 0; i < ms; i++) {
                 ticker.advance(MS);
@@ -556,7 +596,13 @@ class InteractionModelTest {
                 Chan racing = raceRead;
                 raceRead = null;
                 if (racing != null && racing.ch.isOpen()) {
-                    read(racing, "DATA"); // the worker judged before this read; its actions run after it
+                    if (raceWrite) {
+                        write(racing, false, true); // its clock's task is queued behind the worker's actions,
+                        ticker.advance(MS); // which run a millisecond of the loop's work later
+                        note("the loop works 1 ms before its tasks");
+                    } else {
+                        read(racing, "DATA"); // the worker judged before this read; its actions run after it
+                    }
                 }
                 for (int k = 0; k < chans.size(); k++) {
                     Chan c = chans.get(k);

@@ -34,7 +34,7 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
  * once, as before. Not shared between threads: one per thread, reached through Netty's
  * {@link FastThreadLocal} (an array index on an event loop's thread).
  */
-final class WriteClock implements Runnable {
+public final class WriteClock implements Runnable {
 
     private static final FastThreadLocal<WriteClock> CLOCKS = new FastThreadLocal<>() {
         @Override
@@ -42,6 +42,13 @@ final class WriteClock implements Runnable {
             return new WriteClock();
         }
     };
+
+    /**
+     * Tests only (the interaction model, on its thread, between episodes): also on executors that run
+     * their tasks when told, as {@code EmbeddedEventLoop} does, so that the model interleaves the clock's
+     * task with the actions handed over.
+     */
+    private static boolean onEveryExecutor;
 
     /** The handlers that owe a stamp, in the order they joined; the first {@link #size} are used. */
     private HeartbeatHandler.Duplex[] owing = new HeartbeatHandler.Duplex[16];
@@ -56,7 +63,7 @@ final class WriteClock implements Runnable {
      * (an executor this clock cannot queue itself on, or one shutting down).
      */
     static boolean join(HeartbeatHandler.Duplex handler, EventExecutor executor) {
-        if (!(executor instanceof SingleThreadEventExecutor)) {
+        if (!(executor instanceof SingleThreadEventExecutor) && !onEveryExecutor) {
             return false;
         }
         WriteClock clock = CLOCKS.get();
@@ -71,6 +78,11 @@ final class WriteClock implements Runnable {
         }
         clock.owing[clock.size++] = handler;
         return true;
+    }
+
+    /** Tests only: see {@link #onEveryExecutor}. */
+    public static void onEveryExecutor(boolean on) {
+        onEveryExecutor = on;
     }
 
     /** The executor: stamps every handler that joined and still owes its stamp, one clock read per ticker. */
