@@ -308,9 +308,18 @@ class InteractionModelTest {
      * READER_IDLE close with no ping since the last read: the re-check of a held close carried the ping the
      * worker decided during the hold, and the event loop dropped the ping when it found the close no longer
      * due; 1678, an overload close 100 ms late: a read raced the decided close, and the worker looked again
-     * only after the re-check's retry, not at the new scaled deadline (8 ms).
+     * only after the re-check's retry, not at the new scaled deadline (8 ms); 8941, an overload close late
+     * (item 108): a close decided under a factor of 0.4 was dropped when the factor rose to 0.7 in the same
+     * instant, and the worker looked again only after the re-check's retry, 37 ms past the deadline under
+     * 0.7; 8116, an overload close late (item 108): a read raced an all-idle close, and the worker looked
+     * again a scaled all-idle timeout later, after the writer-idle deadline, which the read had not moved;
+     * 11427, a PING_TIMEOUT close late during a max-age grace (item 109): decided while the veto held the
+     * max-age close, it was dropped as the re-check of a held ping timeout whose streak a newer ping had
+     * settled, then asked afresh once the goodbye ended the episode and held another maxCloseHold; 12111,
+     * the close at a grace's end held past maxCloseHold (item 104): each reconfiguration began the veto's
+     * episode afresh, and four switches during the holds kept the channel open 2.7 s after the grace's end.
      */
-    private static final long[] PINNED_SEEDS = {1675, 1703, 1678};
+    private static final long[] PINNED_SEEDS = {1675, 1703, 1678, 8941, 8116, 11427, 12111};
 
     @Test
     void pinnedSeedsKeepEveryDocumentedPromise() {

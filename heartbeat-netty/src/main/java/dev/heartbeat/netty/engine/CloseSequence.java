@@ -121,10 +121,11 @@ public final class CloseSequence {
             return VETO_HELD;
         }
         long limit = guards.maxHoldNanos;
-        if (g.holding && now - g.heldSince >= limit) {
+        if (g.holdsReached(limit, now)) {
             bound.monitor.closeHoldExpired();
             return VETO_PROCEED; // held for the bound: a dead peer is not kept forever
         }
+        g.vetoAsked();
         CloseDecision decision;
         try {
             decision = guards.veto.beforeClose(ctx.channel(), reason);

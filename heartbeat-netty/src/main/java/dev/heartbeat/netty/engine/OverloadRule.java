@@ -57,12 +57,14 @@ public final class OverloadRule extends Rule {
         // Idle beyond the scaled timeout: the close is decided. The next look is for its outcome: when
         // a hold of the veto ends, or shortly (the event loop found traffic, or closed). Never a
         // deadline in the past, which would expire every cycle. Traffic the event loop found is no
-        // earlier than now, so the scaled deadline it set is at least the shortest scaled timeout away:
-        // a look then is in time for it, where the retry alone came 100 ms after a scaled 8 ms (seed 1678).
+        // earlier than now, so the scaled deadline it set for a kind due now is at least that kind's
+        // scaled timeout away: a look then is in time for it, where the retry alone came 100 ms after a
+        // scaled 8 ms (seed 1678); a kind not due yet keeps its own deadline, which traffic only puts off
+        // (seed 8116: a read raced an all-idle close of 79 ms, and the writer-idle one was due first).
         GuardState g = h.guardState();
-        long soon = Math.min(CloseSequence.RECHECK_RETRY_NANOS,
-                Math.max(bound.monitor.worker.tickNanos(), shortestScaled(cfg, factor)));
-        h.lookAt(g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil() : now + soon);
+        long soon = earliest(now + CloseSequence.RECHECK_RETRY_NANOS,
+                Rule.latest(now + bound.monitor.worker.tickNanos(), deadlineAfterTraffic(h, cfg, factor, now)));
+        h.lookAt(g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil() : soon);
         return idleKind(h, cfg, factor, now) >= 0 ? ActionBits.OVERLOAD : 0;
     }
 
@@ -106,16 +108,21 @@ public final class OverloadRule extends Rule {
         return next;
     }
 
-    /** The shortest of the scaled timeouts of {@code cfg} (it has one: it closes when idle). */
-    private static long shortestScaled(Plan cfg, double factor) {
-        long shortest = Long.MAX_VALUE;
+    /**
+     * The earliest scaled deadline once traffic no earlier than {@code now} came (or none did): a kind
+     * due at {@code now} a whole scaled timeout later, any other at its deadline from the stamps.
+     * {@code cfg} has a timeout: it closes when idle.
+     */
+    private static long deadlineAfterTraffic(HeartbeatHandler h, Plan cfg, double factor, long now) {
+        long next = now + HeartbeatConfig.MAX_TIMEOUT.toNanos();
         for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
             long timeout = scaled(CheckOrder.timeout(cfg, kind), factor);
             if (timeout > 0) {
-                shortest = Math.min(shortest, timeout);
+                long due = CheckOrder.lastActivity(h, kind) + timeout;
+                next = earliest(next, due - now > 0 ? due : now + timeout);
             }
         }
-        return shortest;
+        return next;
     }
 
     private static long scaled(long timeout, double factor) {

@@ -302,16 +302,21 @@ public final class PingPolicy extends HandlerPolicy {
     }
 
     /**
-     * Event loop, performing a ping-timeout close: whether it is the re-check of a held close and a ping
-     * was written (or attempted) since the hold began. The worker decides none while it holds a
-     * ping-timeout close, so the missed streak the close was for was settled (answered) and that ping is a
-     * new one, with its own timeout, which the worker judges: the held close is dropped (interaction
-     * model, seed 44), and a re-ping decided with it still goes out. On the wire or not: a re-ping decided
-     * for the new ping's miss is not on it until written (seed 419).
+     * Event loop, as a ping is written (or attempted) at {@code now}: a ping-timeout close held by the
+     * veto is settled. The worker decides no ping while the streak that close was for is missed, so the
+     * streak was settled (answered) and this ping is a new one, with its own timeout, which the worker
+     * judges: the held close is dropped, not performed at its re-check (interaction model, seed 44; a
+     * re-ping decided for the new ping's miss is not on the wire until written, seed 419). Only a held
+     * ping timeout: a ping written during the hold of another close (a max age) is the streak's own,
+     * and the ping-timeout close decided later joins that hold (seed 11427: dropped because the episode
+     * began before that ping, it was asked afresh once the max age's goodbye ended the episode, and
+     * held a second maxCloseHold).
      */
-    private static boolean pingedSinceHold(HeartbeatHandler h, long written) {
+    private static void settleHeldPingTimeout(HeartbeatHandler h) {
         GuardState g = h.guardState();
-        return g != null && g.holding && written - g.heldSince > 0;
+        if (g != null) {
+            g.dropHeld(PING_TIMEOUT);
+        }
     }
 
     /**
@@ -383,7 +388,7 @@ public final class PingPolicy extends HandlerPolicy {
             // hold, and without that ping the next close would be the peer's first chance lost (seed 1703).
         }
         long written = h.pingWritten();
-        if ((bits & PING_TIMEOUT) != 0 && !pingedSinceHold(h, written)) {
+        if ((bits & PING_TIMEOUT) != 0) {
             if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
                 // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
                 // last ping could not be written (then written is the attempt) and the peer talked since.
@@ -417,11 +422,13 @@ public final class PingPolicy extends HandlerPolicy {
         } catch (Throwable t) {
             h.pingWrote(now); // the attempt's time, for the worker's fail-closed judgement,
             h.pingOffWire(); // and no ping on the wire
+            settleHeldPingTimeout(h);
             h.bound().monitor.pingFailed(h, t);
             ctx.fireExceptionCaught(t);
             return;
         }
         h.pingWrote(now);
+        settleHeldPingTimeout(h);
         if (probe != null) {
             probe.wrote();
         }
