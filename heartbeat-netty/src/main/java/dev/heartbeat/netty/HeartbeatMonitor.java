@@ -347,8 +347,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
      * on), so that a server short of memory or file descriptors sheds its idlest connections first;
      * {@code reduceIdleTimeouts(1)} ends it. The drop-in {@code events()} policy and the ping policy
      * are not scaled. A lower factor takes effect at once: the worker looks at every channel again at
-     * its next cycle (one pass over the wheel); a higher one as each channel's next check comes (a
-     * higher one below 1 makes that pass too, for the closes decided under the lower factor).
+     * its next cycle (one pass over the wheel); a higher one as each channel's next check comes (a higher
+     * one below 1 makes the same pass, for the checks it finds later than its deadlines: a close decided
+     * under the lower factor and found not yet due under the higher one).
      * Any thread; idempotent.
      *
      * @param factor in (0, 1]

@@ -243,9 +243,16 @@ public final class GuardState {
         HELD.setOpaque(this, true);
     }
 
-    /** Event loop: the held closes of {@code bits} are no longer due; the others wait for the re-check. */
-    void dropHeld(int bits) {
+    /**
+     * Event loop: the held closes of {@code bits} are no longer due (their episode ended: the peer answered);
+     * with no other close held, the episode ends here, and the next close asks the veto afresh.
+     */
+    void release(int bits) {
         heldBits &= ~bits;
+        if ((heldBits & ~CARRIED_UNASKED) == 0 && held()) {
+            HELD.setOpaque(this, false);
+            holding = false;
+        }
     }
 
     /** Event loop: the held closes' bits, for their re-check; no longer held. */

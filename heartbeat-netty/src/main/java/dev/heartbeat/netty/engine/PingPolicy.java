@@ -198,6 +198,13 @@ public final class PingPolicy extends HandlerPolicy {
                         bound.monitor.pingMissed(bound);
                     }
                     h.judgement(h.judgement() | OUTCOME_COUNTED);
+                } else if (closeHeld(h)) {
+                    // Its close is held by the veto, whose re-check performs it: meanwhile look for an answer every
+                    // interval, as while the ping waited. The hold lets the channel's other checks go on
+                    // (CloseDecision#extend), and an answer during it starts the next interval of silence, whose ping
+                    // is not to wait for the hold's end (seed 9169: a hold of 115 ms, an interval of 31 ms, a
+                    // timeout of 186 ms: pinged 278 ms after the answer). No close handed over again either.
+                    return verdict(h, cfg, silentSince, now + poll, 0);
                 }
                 return missed(h, cfg, silentSince, now, poll);
             }
@@ -251,6 +258,12 @@ public final class PingPolicy extends HandlerPolicy {
         return decide(h, cfg, silentSince, RESEND_PING, now, poll);
     }
 
+    /** Worker: whether the veto holds a close of this channel until its re-check (opaque). */
+    private static boolean closeHeld(HeartbeatHandler h) {
+        GuardState g = h.guardState();
+        return g != null && g.held();
+    }
+
     /**
      * Worker, while the decided ping is not on the wire: whether the event loop tried to write it and
      * could not (the write failed, or the probe threw): then it stamped the attempt, at or after the
@@ -299,24 +312,6 @@ public final class PingPolicy extends HandlerPolicy {
      */
     private static long answerDue(Plan cfg, long timeout, long written, long read) {
         return cfg.ackMode == AckMode.MATCHED_EXTENDS && read - written > 0 ? read + timeout : written + timeout;
-    }
-
-    /**
-     * Event loop, as a ping is written (or attempted) at {@code now}: a ping-timeout close held by the
-     * veto is settled. The worker decides no ping while the streak that close was for is missed, so the
-     * streak was settled (answered) and this ping is a new one, with its own timeout, which the worker
-     * judges: the held close is dropped, not performed at its re-check (interaction model, seed 44; a
-     * re-ping decided for the new ping's miss is not on the wire until written, seed 419). Only a held
-     * ping timeout: a ping written during the hold of another close (a max age) is the streak's own,
-     * and the ping-timeout close decided later joins that hold (seed 11427: dropped because the episode
-     * began before that ping, it was asked afresh once the max age's goodbye ended the episode, and
-     * held a second maxCloseHold).
-     */
-    private static void settleHeldPingTimeout(HeartbeatHandler h) {
-        GuardState g = h.guardState();
-        if (g != null) {
-            g.dropHeld(PING_TIMEOUT);
-        }
     }
 
     /**
@@ -389,18 +384,20 @@ public final class PingPolicy extends HandlerPolicy {
         }
         long written = h.pingWritten();
         if ((bits & PING_TIMEOUT) != 0) {
-            if (h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0) {
-                // Answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the
-                // last ping could not be written (then written is the attempt) and the peer talked since.
+            if (!(h.pingOnWire() ? notMissed(cfg, probe, busy, read, written, now) : busy || read - written >= 0)) {
+                if (CloseSequence.announce(h, ctx, CloseReason.PING_TIMEOUT, now - read, true)) {
+                    if (cfg.tuner != null) {
+                        AdaptiveInterval.lost(h, cfg, ctx.channel()); // died while idle, if the ping probed that
+                    }
+                    CloseSequence.closeWithGoodbye(h, ctx, CloseReason.PING_TIMEOUT);
+                }
                 return;
             }
-            if (CloseSequence.announce(h, ctx, CloseReason.PING_TIMEOUT, now - read, true)) {
-                if (cfg.tuner != null) {
-                    AdaptiveInterval.lost(h, cfg, ctx.channel()); // died while idle, if the ping probed that
-                }
-                CloseSequence.closeWithGoodbye(h, ctx, CloseReason.PING_TIMEOUT);
-            }
-            return;
+            // Else answered after all, just now, or (MATCHED_EXTENDS) traffic moved its deadline; or the last ping
+            // could not be written (then written is the attempt) and the peer talked since. A ping handed over with
+            // it still goes out, as with the reader-idle close above: the re-check of a held close joins the held
+            // bits to the ping the worker decided after the answer it found during the hold (seed 9435: dropped,
+            // the next ping came a ping timeout later, when the worker gave the unwritten one up).
         }
         if ((bits & RESEND_PING) != 0) {
             if (notMissed(cfg, probe, busy, read, written, now)) {
@@ -416,19 +413,31 @@ public final class PingPolicy extends HandlerPolicy {
         } else {
             return;
         }
+        GuardState g = h.guardState();
+        if (g != null) {
+            // A ping goes out (or is tried) while a ping-timeout close is held: the worker decides none while it
+            // holds one, so the streak that close was for was answered, and the held close is dropped here (seed
+            // 44: performed at its re-check against the new ping; seed 419: a re-ping for the new ping's miss),
+            // and its episode ends with it unless another close is held. The new ping's own close, if it comes,
+            // is asked afresh, or joins the other close's hold, and is performed at its re-check: not dropped as
+            // the old one's (seed 10025: closed a whole maxCloseHold after the hold it joined; seed 11275: a
+            // hold it joined only to be dropped, asked after that hold's end). Only a held ping timeout: a ping
+            // written during the hold of another close (a max age) is the streak's own, and a ping-timeout close
+            // decided later joins that hold (seed 11427: dropped at the re-check, then asked afresh once the max
+            // age's goodbye ended the episode, and held a second maxCloseHold).
+            g.release(PING_TIMEOUT);
+        }
         Object ping;
         try {
             ping = cfg.probe.newPing(ctx, probe != null ? probe.nextToken() : 0);
         } catch (Throwable t) {
             h.pingWrote(now); // the attempt's time, for the worker's fail-closed judgement,
             h.pingOffWire(); // and no ping on the wire
-            settleHeldPingTimeout(h);
             h.bound().monitor.pingFailed(h, t);
             ctx.fireExceptionCaught(t);
             return;
         }
         h.pingWrote(now);
-        settleHeldPingTimeout(h);
         if (probe != null) {
             probe.wrote();
         }
