@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.core.ManualTicker;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
+import dev.heartbeat.netty.engine.WriteClock;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -54,13 +55,14 @@ class WriteClockTest {
     private final DefaultEventLoop clientLoop = new DefaultEventLoop();
     private final List<Channel> channels = new ArrayList<>();
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+    private Channel server;
     private Channel child;
 
     @BeforeEach
     void connect() throws InterruptedException {
-        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
         HeartbeatConfig writerIdle = HeartbeatConfig.events().writerIdle(Duration.ofSeconds(1)).build();
-        Channel server = new ServerBootstrap().group(serverLoop, serverLoop).channel(LocalServerChannel.class)
+        server = new ServerBootstrap().group(serverLoop, serverLoop).channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -75,6 +77,11 @@ class WriteClockTest {
                     }
                 }).bind(LocalAddress.ANY).syncUninterruptibly().channel();
         channels.add(server);
+        child = connectOne();
+    }
+
+    /** Connects a client; returns the server's child channel, active, with the Heartbeat handler. */
+    private Channel connectOne() throws InterruptedException {
         Channel client = new Bootstrap().group(clientLoop).channel(LocalChannel.class)
                 .handler(new ChannelInboundHandlerAdapter() {
                     @Override
@@ -83,15 +90,17 @@ class WriteClockTest {
                     }
                 }).connect(server.localAddress()).syncUninterruptibly().channel();
         channels.add(client);
-        child = accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(child, "the server accepted the connection");
-        channels.add(child);
+        Channel accepted1 = accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(accepted1, "the server accepted the connection");
+        channels.add(accepted1);
         settle();
-        assertTrue(child.isActive());
+        assertTrue(accepted1.isActive());
+        return accepted1;
     }
 
     @AfterEach
     void tearDown() {
+        WriteClock.onEveryExecutor(false);
         for (Channel ch : channels) {
             ch.close().awaitUninterruptibly(WAIT_SECONDS, TimeUnit.SECONDS);
         }
@@ -108,12 +117,17 @@ class WriteClockTest {
         }
     }
 
+    private static long lastWrite(Channel ch) {
+        return ((HeartbeatHandler) ch.pipeline().get("heartbeat")).lastWriteOpaque();
+    }
+
     private long lastWrite() {
-        return ((HeartbeatHandler) child.pipeline().get("heartbeat")).lastWriteOpaque();
+        return lastWrite(child);
     }
 
     @Test
     void writesCompletedInOneRunAreStampedOnceAtItsEnd() {
+        WriteClock.onEveryExecutor(true); // the clock in every turn, dense or not (see the last test)
         serverLoop.submit(() -> {
             ticker.advance(100, TimeUnit.MILLISECONDS);
             child.writeAndFlush("one"); // completed within its flush, by the local transport
@@ -128,6 +142,7 @@ class WriteClockTest {
 
     @Test
     void anActionBeforeTheClockPaysTheStampFirst() throws InterruptedException {
+        WriteClock.onEveryExecutor(true); // the clock in every turn, dense or not (see the last test)
         // The worker finds the writer idle for its 1 s and hands the event over; a write completes on the loop
         // before the hand-off runs, and the clock's stamp is queued behind it.
         CountDownLatch handedOver = new CountDownLatch(1);
@@ -150,5 +165,48 @@ class WriteClockTest {
         monitor.runOnce();
         settle();
         assertEquals(FIRST_WRITER_IDLE_STATE_EVENT, events.poll(WAIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    /**
+     * The clock only where it pays: sparse turns read the clock at once, but about one write in
+     * {@link WriteClock#PROBE_EVERY} goes through it, and a turn of {@link WriteClock#DENSE} channels or more
+     * keeps it in use for the next turns.
+     */
+    @Test
+    void theClockIsUsedOnlyWhileTurnsAreDense() throws InterruptedException {
+        List<Channel> four = new ArrayList<>(List.of(child));
+        for (int i = 1; i < WriteClock.DENSE; i++) {
+            four.add(connectOne());
+        }
+        // Sparse: one write a turn. Stamped at once (the time of the write), but for the probes.
+        int turns = 8 * WriteClock.PROBE_EVERY;
+        int deferred = 0;
+        for (int turn = 0; turn < turns; turn++) {
+            turn(List.of(child));
+            deferred += lastWrite() == ticker.nanoTime() ? 1 : 0;
+        }
+        assertTrue(deferred >= turns / (2 * WriteClock.PROBE_EVERY) && deferred <= turns / (WriteClock.PROBE_EVERY / 2),
+                deferred + " of " + turns + " sparse turns through the clock");
+        // Dense: a probe that falls on the first write of a turn finds four channels in it.
+        for (int turn = 0; turn < turns; turn++) {
+            turn(four);
+        }
+        // From then on every turn goes through the clock: each stamp is the end of the turn.
+        for (int turn = 0; turn < 3; turn++) {
+            turn(four);
+            for (Channel ch : four) {
+                assertEquals(ticker.nanoTime(), lastWrite(ch));
+            }
+        }
+    }
+
+    /** One turn of the server's loop: each channel writes, 1 ms in, and the turn's work takes 1 ms more. */
+    private void turn(List<Channel> writers) {
+        serverLoop.submit(() -> {
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+            writers.forEach(ch -> ch.writeAndFlush("line"));
+            ticker.advance(1, TimeUnit.MILLISECONDS);
+        }).syncUninterruptibly();
+        settle();
     }
 }
