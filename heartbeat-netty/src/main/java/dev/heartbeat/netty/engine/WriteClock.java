@@ -74,6 +74,8 @@ public final class WriteClock implements Runnable {
     private boolean dense;
     /** Writes to stamp at once before the next probe while turns are sparse. */
     private int untilProbe = PROBE_EVERY;
+    /** The executor the latest run was queued on (an event loop's thread has one). */
+    private EventExecutor queuedOn;
     /** The draws of the probes' gaps (xorshift; a fixed start: the same gaps on every thread and run). */
     private int draws = 0x2545F491;
 
@@ -96,15 +98,29 @@ public final class WriteClock implements Runnable {
                 return false; // sparse turns: read at once, but look again now and then
             }
             clock.untilProbe = clock.nextGap();
-            try {
-                executor.execute(clock);
-            } catch (RejectedExecutionException shuttingDown) {
+            if (!clock.queueOn(executor)) {
                 return false;
             }
-        } else if (clock.size == clock.owing.length) {
+        } else if (executor != clock.queuedOn && !clock.queueOn(executor)) {
+            // Another executor on this thread (only the model's embedded loops, all on the test's thread): its
+            // tasks may never run (a closed channel's), so this one runs the clock too; the second run finds none.
+            return false;
+        }
+        if (clock.size == clock.owing.length) {
             clock.owing = Arrays.copyOf(clock.owing, clock.size * 2);
         }
         clock.owing[clock.size++] = handler;
+        return true;
+    }
+
+    /** Queues this clock's run on {@code executor}; false if it refuses (shutting down). */
+    private boolean queueOn(EventExecutor executor) {
+        try {
+            executor.execute(this);
+        } catch (RejectedExecutionException shuttingDown) {
+            return false;
+        }
+        queuedOn = executor;
         return true;
     }
 
@@ -121,6 +137,12 @@ public final class WriteClock implements Runnable {
     /** Tests only: see {@link #onEveryExecutor}. */
     public static void onEveryExecutor(boolean on) {
         onEveryExecutor = on;
+        WriteClock clock = CLOCKS.getIfExists(); // this thread's: what an episode left queued is forgotten
+        if (clock != null) {
+            Arrays.fill(clock.owing, null);
+            clock.size = 0;
+            clock.queuedOn = null;
+        }
     }
 
     /** The executor: stamps every handler that joined and still owes its stamp, one clock read per ticker. */
@@ -130,6 +152,9 @@ public final class WriteClock implements Runnable {
         long now = 0;
         HeartbeatHandler.Duplex[] handlers = owing;
         int n = size;
+        if (n == 0) {
+            return; // a second run queued on another executor (see join): the first one stamped them
+        }
         size = 0; // a handler that joins from here on queues the clock again
         dense = n >= DENSE;
         for (int i = 0; i < n; i++) {
