@@ -44,8 +44,8 @@ class HandlerLayoutTest {
     private static final long EVENTS_TOTAL_BYTES = HANDLER_BYTES;
     /**
      * The handler of a configuration that tracks writes (writer or all idle, a write stall): 8 bytes
-     * more, for the latest write's promise not settled yet, the flush state and the owed-stamp flag
-     * (issue 29: a tracked write without a listener and a clock read of its own).
+     * more, for the latest write's promise not settled yet and the flush state (issue 29: a tracked
+     * write without a listener and a clock read of its own).
      */
     private static final long DUPLEX_BYTES = HANDLER_BYTES + 8;
     private static final long CLOSE_TOTAL_BYTES = HANDLER_BYTES;

@@ -11,7 +11,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 
-import dev.heartbeat.core.Ticker;
 import dev.heartbeat.core.TimerEntry;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -780,7 +779,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         } else {
             ctx.write(msg, promise);
             if (promise.isDone()) { // completed within the write: settled now
-                writeCompleted();
+                stampWrite(bound.ticker.nanoTime());
                 return;
             }
             ChannelPromise earlier = site.pendingWrite(); // read after the write: it may have written too
@@ -820,7 +819,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
                 }
             }
             if (owed) {
-                writeCompleted(); // stamped after every completion it stands for
+                stampWrite(config.ticker.nanoTime()); // after every completion it stands for
             }
         }
     }
@@ -831,7 +830,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      */
     private void settle(ChannelPromise promise) {
         if (promise.isDone()) {
-            writeCompleted();
+            stampWrite(config.ticker.nanoTime());
         } else {
             promise.addListener(this); // this handler is the listener: nothing allocated
         }
@@ -866,7 +865,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             if (this instanceof Duplex d && d.flushState != Duplex.NOT_FLUSHING) {
                 d.flushState = Duplex.STAMP_OWED; // completed within the flush: stamped at its end
             } else {
-                writeCompleted();
+                stampWrite(config.ticker.nanoTime());
             }
             return;
         }
@@ -1104,37 +1103,15 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      * earlier, so the writer idleness it ends is never declared early.
      */
     private void settlePendingWrite() {
-        if (config.tracksWrites) {
-            WriteSite site = this instanceof Duplex d ? d : WriteTracker.find(ctx.pipeline(), this);
-            ChannelPromise pending = site == null ? null : site.pendingWrite();
-            if (pending != null) {
-                site.pendingWrite(null);
-                settle(pending);
-            }
+        if (!config.tracksWrites) {
+            return;
         }
-        if (this instanceof Duplex d && d.stampOwed) { // its clock's stamp would come after the actions
-            d.stampOwed = false;
-            stampWrite(config.ticker.nanoTime());
+        WriteSite site = this instanceof Duplex d ? d : WriteTracker.find(ctx.pipeline(), this);
+        ChannelPromise pending = site == null ? null : site.pendingWrite();
+        if (pending != null) {
+            site.pendingWrite(null);
+            settle(pending);
         }
-    }
-
-    /**
-     * The handler's executor: a tracked write completed before now. A {@link Duplex} leaves the clock read to
-     * its thread's {@link WriteClock}, which stamps at the end of the work under way, once for every write that
-     * completed in it (a stamp already owed covers this completion too: it is read later); otherwise, or
-     * where the executor cannot take the clock's task, the clock is read now.
-     */
-    private void writeCompleted() {
-        if (this instanceof Duplex d) {
-            if (d.stampOwed) {
-                return;
-            }
-            if (WriteClock.join(d, ctx.executor())) {
-                d.stampOwed = true;
-                return;
-            }
-        }
-        stampWrite(config.ticker.nanoTime());
     }
 
     /** Event loop: whether this channel was told a goodbye already, under this configuration or an earlier one. */
@@ -1198,10 +1175,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     /**
      * The handler of a configuration that tracks writes: also on the outbound side, where it stamps
      * completed writes ({@link #onWrite}, {@link #onFlush}); its other outbound methods pass through.
-     * Its three fields, the latest write's promise not settled yet, the flush state and the owed stamp,
-     * make it 8 bytes larger than the inbound-only handler ({@code HandlerLayoutTest}): the price of a
-     * write that costs no listener and, on an event loop that runs tasks, no clock read of its own
-     * ({@link WriteClock}).
+     * Its two fields, the latest write's promise not settled yet and the flush state, make it 8 bytes
+     * larger than the inbound-only handler ({@code HandlerLayoutTest}): the price of a write that costs
+     * no listener and no clock read of its own.
      */
     static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler, WriteSite {
 
@@ -1218,25 +1194,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
          * the padding the promise's field leaves.
          */
         byte flushState;
-        /**
-         * Whether a completed write waits for its stamp from this thread's {@link WriteClock}. The handler's
-         * executor only; in the padding too (the handler stays at 104 bytes).
-         */
-        boolean stampOwed;
 
         Duplex(MonitorEngine monitor, Plan config) {
             super(monitor, config);
-        }
-
-        /** The handler's executor, for its {@link WriteClock}: the ticker to stamp with, or null if nothing is owed. */
-        Ticker owedTicker() {
-            return stampOwed ? ((HeartbeatHandler) this).config.ticker : null;
-        }
-
-        /** The handler's executor, for its {@link WriteClock}: the owed stamp, read at {@code now}. */
-        void payStamp(long now) {
-            stampOwed = false;
-            ((HeartbeatHandler) this).stampWrite(now);
         }
 
         @Override

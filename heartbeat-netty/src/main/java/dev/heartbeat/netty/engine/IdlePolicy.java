@@ -225,12 +225,7 @@ public abstract class IdlePolicy extends HandlerPolicy {
         if (!busy && at - last >= timeout) {
             h.judgement(judgement | wasIdle);
             due(h, cfg, third, kind, at + timeout);
-            // First unless the previous check found the channel idle too, with no activity since: a stamp later
-            // than that check's threshold (at - 2 timeouts, the check having been due a timeout ago) is activity
-            // after it, which IdleStateHandler's listener or read would have seen: a new spell. The event loop
-            // dropped that check's event if the stamp reached it first (a write stamped at the end of the loop's
-            // work, WriteClock), or the activity came at the very time of the check, after it.
-            return eventBit(kind, (judgement & wasIdle) == 0 || last - (at - 2 * timeout) > 0);
+            return eventBit(kind, (judgement & wasIdle) == 0);
         }
         h.judgement(judgement & ~wasIdle);
         due(h, cfg, third, kind, busy ? at + timeout : last + timeout);
