@@ -52,7 +52,8 @@ import io.netty.util.concurrent.EventExecutor;
  * }</pre>
  *
  * <p>Cost per channel: one handler object, which is also the channel's wheel entry; no scheduled
- * task, no allocation on reads and writes, one ticker read per read batch and per completed write.
+ * task, no allocation on reads and writes, one ticker read per read batch and one per flush of
+ * completed writes, none for answers flushed as their read batch ends, which share the batch's read.
  * Closing the monitor stops the worker and leaves the channels open; their handlers then do nothing.
  *
  * <p>A monitor runs once started ({@link #start()}, or {@link Builder#build()} then

@@ -198,6 +198,9 @@ class IdleStateDifferentialTest {
         private final LongSupplier nowMs;
         private final boolean closeOnFirst;
         private final List<Throwable> errors = new ArrayList<>();
+        /** While set, each message read is answered (a write of 1 B) and the answers flushed as the batch ends. */
+        boolean answering;
+        private boolean answerWritten;
 
         Recorder(List<Fired> fired, LongSupplier nowMs, boolean closeOnFirst) {
             this.fired = fired;
@@ -215,6 +218,24 @@ class IdleStateDifferentialTest {
             } else {
                 ctx.fireUserEventTriggered(evt);
             }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (answering) {
+                ctx.write(Unpooled.buffer(1).writeZero(1));
+                answerWritten = true;
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (answerWritten) {
+                answerWritten = false;
+                ctx.flush();
+            }
+            ctx.fireChannelReadComplete();
         }
 
         @Override
@@ -266,6 +287,8 @@ class IdleStateDifferentialTest {
         private HeartbeatMonitor monitor;
         /** The channel of IdleStateHandler. */
         private PeerChannel netty;
+        private Recorder nettyRecorder;
+        private Recorder heartbeatRecorder;
         /** The channel of Heartbeat's handler. */
         private PeerChannel heartbeat;
         /**
@@ -338,11 +361,11 @@ class IdleStateDifferentialTest {
             netty = new PeerChannel();
             netty.freezeTime(); // before the handler is added, so it starts at a whole virtual ms
             long nettyBase = TimeUnit.SECONDS.toNanos(1); // Netty 4.1's clock (ticksInNanos); 4.2 reads the loop's
-            Recorder nettyRecorder = new Recorder(nettyEvents, () -> nowMs, closeOnFirstEvent);
+            nettyRecorder = new Recorder(nettyEvents, () -> nowMs, closeOnFirstEvent);
             netty.pipeline().addLast(IDLE, nettyHandler(nettyBase)).addLast(nettyRecorder);
 
             heartbeat = new PeerChannel();
-            Recorder heartbeatRecorder = new Recorder(heartbeatEvents, () -> nowMs, closeOnFirstEvent);
+            heartbeatRecorder = new Recorder(heartbeatEvents, () -> nowMs, closeOnFirstEvent);
             heartbeat.pipeline().addLast(monitor.newHandler(HeartbeatConfig.events(observeOutput, readerMs, writerMs,
                     allMs, TimeUnit.MILLISECONDS)), heartbeatRecorder);
             this.nettyBase = nettyBase;
@@ -500,10 +523,21 @@ class IdleStateDifferentialTest {
                 for (int i = 0; i < n; i++) {
                     msgs[i] = i;
                 }
+                boolean answered = rnd.nextInt(3) == 0; // a request answered as its batch ends
+                nettyRecorder.answering = answered;
+                heartbeatRecorder.answering = answered;
                 netty.writeInbound(msgs);
                 heartbeat.writeInbound(msgs);
+                nettyRecorder.answering = false;
+                heartbeatRecorder.answering = false;
                 readOpen = false;
                 what = "read batch of " + n + " (writeInbound)";
+                if (answered) {
+                    unflushed = true; // written while reading, flushed at the batch's end
+                    flushed();
+                    what += ", answered (written while reading, flushed as the batch ends)"
+                            + (pending ? ", pending" : "");
+                }
             } else if (p < 57) {
                 netty.writeOneInbound(1);
                 heartbeat.writeOneInbound(1);

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The interaction model: seeded random sequences of everything that can change a channel's situation
- * (reads, writes with ordinary and void promises, flushes, writability changes, answers and
+ * (reads, reads the application answers within their batch, racing the event loop's actions or not,
+ * writes with ordinary and void promises, flushes, writability changes, answers and
  * non-answers to pings, reconfigures to any other generated configuration, drains, veto answers, an
  * action budget, overload on and off, user closes, handler removal, virtual time), on several
  * {@code EmbeddedChannel}s of one monitor driven in virtual time, checked after every step against a
@@ -340,7 +341,7 @@ class InteractionModelTest {
 
     /** The outcome of the model seed {@code seed} with Heartbeat's draws from {@code drawSeed}'s: its trace and end. */
     private String outcome(long seed, long drawSeed) {
-        Episode episode = new Episode(seed, drawSeed);
+        Episode episode = new Episode(seed, drawSeed, false);
         String end;
         try {
             episode.run(EPISODE_STEPS);
@@ -415,15 +416,31 @@ class InteractionModelTest {
         long notes;
         /** The channel whose read races the next event loop turn (after the worker's cycle, before the actions). */
         Chan raceRead;
+        /**
+         * The channel whose answered read races the next event loop turn: the actions the worker's cycle handed
+         * over run inside the batch's end, after the answer's flush (an embedded loop runs its tasks where it is
+         * told to). Drawn, as every answered read, from {@link #echoRnd}.
+         */
+        Chan raceEcho;
+        /**
+         * The draws of the answered reads ({@link #echo}), a stream apart from {@link #rnd}, so that the episodes
+         * of the seeds found before answered reads existed draw the same steps; null in those seeds' reruns
+         * ({@link #pinnedSeedsKeepEveryDocumentedPromise}), which replay their episodes exactly, without any.
+         */
+        final Random echoRnd;
         int nextChan;
 
         Episode(long seed) {
-            this(seed, seed);
+            this(seed, seed, true);
         }
 
-        /** The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test). */
-        Episode(long seed, long drawSeed) {
+        /**
+         * The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test), with
+         * answered reads if {@code echoes}.
+         */
+        Episode(long seed, long drawSeed, boolean echoes) {
             rnd = new Random(seed);
+            echoRnd = echoes ? new Random(seed ^ 0x5DEECE66DL) : null;
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(rnd.nextInt(20)));
             origin = ticker.nanoTime();
             int[] budgets = {0, 0, 0, 5, 50, 1_000};
@@ -511,7 +528,16 @@ class InteractionModelTest {
             }
             Chan c = chans.get(rnd.nextInt(chans.size()));
             if (r < 520) {
-                read(c, "DATA");
+                int e = echoRnd == null ? 4 : echoRnd.nextInt(8);
+                if (e < 2) {
+                    echo(c, e == 1, false);
+                } else if (e == 2) {
+                    note("race an answered read of " + c.id + " with the next actions");
+                    raceEcho = c;
+                    advance(1);
+                } else {
+                    read(c, "DATA");
+                }
             } else if (r < 580) {
                 read(c, LineProbe.PONG);
             } else if (r < 600) {
@@ -577,6 +603,11 @@ class InteractionModelTest {
                 if (racing != null && racing.ch.isOpen()) {
                     read(racing, "DATA"); // the worker judged before this read; its actions run after it
                 }
+                Chan echoing = raceEcho;
+                raceEcho = null;
+                if (echoing != null && echoing.ch.isOpen()) {
+                    echo(echoing, echoRnd.nextBoolean(), true); // the worker judged before; its actions run inside
+                }
                 for (int k = 0; k < chans.size(); k++) {
                     Chan c = chans.get(k);
                     c.ch.runPendingTasks();
@@ -592,6 +623,46 @@ class InteractionModelTest {
         void read(Chan c, String msg) {
             note("read " + msg + " on " + c.id);
             c.ch.writeInbound(msg); // read + readComplete: one read batch
+            readDone(c, msg);
+        }
+
+        /**
+         * A read of data that the application answers within its read batch, as a request and its response: the
+         * answer is written while reading (with the void promise if {@code voidPromise}) and flushed as the batch
+         * ends ({@link Recorder#channelReadComplete}), where Heartbeat stamps the read and the answer with one clock
+         * read; if {@code actInside}, the channel's pending actions run there too, after the flush.
+         */
+        void echo(Chan c, boolean voidPromise, boolean actInside) {
+            note("read DATA on " + c.id + " and answer it" + (voidPromise ? " (void promise)" : "")
+                    + (actInside ? ", the pending actions run inside the batch's end" : ""));
+            c.answer = voidPromise ? Chan.ANSWER_VOID : Chan.ANSWER;
+            c.actInside = actInside;
+            try {
+                c.ch.writeInbound("DATA");
+            } finally {
+                c.answer = Chan.NO_ANSWER;
+            }
+            if (c.answered) {
+                c.answered = false;
+            } else { // an application that answers nothing: a handler in front consumed the read (an answer to a ping)
+                readDone(c, "DATA");
+            }
+        }
+
+        /** Inside an answered read's batch end, after the flush: the model learns the read and the answer. */
+        void answered(Chan c) {
+            c.answered = true;
+            readDone(c, "DATA");
+            flushed(c);
+            c.lastWriteSure = now();
+            if (c.actInside) {
+                c.ch.runPendingTasks(); // the verdicts of the worker's cycle, acted on before the batch ends
+                drainOutbound(c);
+            }
+        }
+
+        /** The model's side of a read batch of {@code msg} on {@code c}. */
+        void readDone(Chan c, String msg) {
             long t = now();
             c.lastRead = t;
             c.episodeActivity = t;
@@ -1501,7 +1572,20 @@ class InteractionModelTest {
 
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                // the application's data, and unsolicited answers: consumed
+                // the application's data, and unsolicited answers: consumed; answered if the step says so
+                if (chan.answer != Chan.NO_ANSWER) {
+                    ctx.write("OUT", chan.answer == Chan.ANSWER_VOID ? ctx.voidPromise() : ctx.newPromise());
+                    chan.answerWritten = true;
+                }
+            }
+
+            @Override
+            public void channelReadComplete(ChannelHandlerContext ctx) {
+                if (chan.answerWritten) {
+                    chan.answerWritten = false;
+                    ctx.flush();
+                    answered(chan);
+                }
             }
 
             @Override
@@ -1516,7 +1600,16 @@ class InteractionModelTest {
 
     /** What the model knows of one channel; times are virtual nanoseconds since the episode began. */
     static final class Chan {
+        static final int NO_ANSWER = 0;
+        static final int ANSWER = 1;
+        static final int ANSWER_VOID = 2;
+
         final int id;
+        /** During an answered read ({@link Episode#echo}): how the application answers, and whether it has. */
+        int answer;
+        boolean answerWritten;
+        boolean answered;
+        boolean actInside;
         final long activation;
         ModelSpec spec;
         EmbeddedChannel ch;

@@ -223,6 +223,105 @@ class TrackedWriteTest {
         }
     }
 
+    /**
+     * The application's side of a request and its response: writes an answer to each message it reads
+     * (with the void promise if {@code voidPromise}), running {@code beforeWrite} first, and flushes them
+     * when the read batch completes, running {@code afterFlush} then, still inside the batch.
+     */
+    static final class Echo extends io.netty.channel.ChannelInboundHandlerAdapter {
+        final boolean voidPromise;
+        Runnable beforeWrite = () -> { };
+        Runnable afterFlush = () -> { };
+
+        Echo(boolean voidPromise) {
+            this.voidPromise = voidPromise;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
+            beforeWrite.run();
+            ctx.write("answer", voidPromise ? ctx.voidPromise() : ctx.newPromise());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+            afterFlush.run();
+        }
+    }
+
+    /** Reader and writer idleness, 1 s each: the handler tracks both, so a read batch is marked. */
+    private static HeartbeatConfig readerAndWriter() {
+        return HeartbeatConfig.events(false, 1, 1, 0, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anAnswerWrittenWithinItsReadBatchSharesTheBatchsClockRead() {
+        for (boolean voidPromise : new boolean[] {false, true}) {
+            CountingTicker ticker = new CountingTicker();
+            HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
+            HeartbeatHandler handler = (HeartbeatHandler) monitor.newHandler(readerAndWriter());
+            EmbeddedChannel ch = new EmbeddedChannel(handler, new Echo(voidPromise));
+            try {
+                ticker.time.advance(Duration.ofMillis(7));
+                int before = ticker.reads;
+                ch.writeInbound("request 1", "request 2"); // one read batch of two messages, two answers
+                assertEquals(2, ch.outboundMessages().size(), "both answers written");
+                assertEquals(before + 1, ticker.reads, "one clock read for the batch and its answers (void "
+                        + voidPromise + ")");
+                assertEquals(ticker.time.nanoTime(), handler.lastWriteOpaque(), "the answers stamped");
+            } finally {
+                ch.finishAndReleaseAll();
+                monitor.close();
+            }
+        }
+    }
+
+    @Test
+    void anAnswerThatCompletedWithinItsBatchIsStampedNoEarlierThanItCompleted() {
+        CountingTicker ticker = new CountingTicker();
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
+        HeartbeatHandler handler = (HeartbeatHandler) monitor.newHandler(readerAndWriter());
+        Echo echo = new Echo(false);
+        EmbeddedChannel ch = new EmbeddedChannel(handler, echo);
+        try {
+            echo.beforeWrite = () -> ticker.time.advance(Duration.ofMillis(40)); // flushed 40 ms into the batch
+            long start = ticker.time.nanoTime();
+            ch.writeInbound("request");
+            assertTrue(handler.lastWriteOpaque() - (start + TimeUnit.MILLISECONDS.toNanos(40)) >= 0,
+                    "stamped at the batch's end, not at its start: after the completion");
+        } finally {
+            ch.finishAndReleaseAll();
+            monitor.close();
+        }
+    }
+
+    /**
+     * A verdict acted on inside a read batch (the embedded loop runs its tasks where it is told to; a
+     * transport's loop never does) finds the answer that completed earlier in the batch: the stamp the
+     * batch owes is paid before a rule reads the stamps. Without that payment the writer idleness of 1 s
+     * would be declared 1 ms after a write.
+     */
+    @Test
+    void aVerdictActedOnWithinAReadBatchSeesTheAnswersWrittenInIt() {
+        VirtualTime.Recorder r = world.recorder();
+        Echo echo = new Echo(false);
+        PeerChannel ch = channel(world.monitor.newHandler(HeartbeatConfig.events(false, 5, 1, 0, TimeUnit.SECONDS)),
+                echo, r);
+        world.step(999); // the writer is due at 1 s (no write since 0)
+        // the answer completes at 999 ms, flushed as the batch ends; still inside it, the worker judges at 1,001 ms
+        // and the loop acts on its verdict
+        echo.afterFlush = () -> world.step(2);
+        ch.writeInbound("request");
+        echo.afterFlush = () -> { };
+        assertEquals(List.of(), r.events, "never early: the answer completed at 999 ms");
+        world.step(997);
+        assertEquals(List.of(), r.events, "never early: 1,998 ms, the answer completed at 999 ms");
+        world.step(3 + LATE); // stamped when the loop acted, at 1,001 ms: late by the rest of the batch
+        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), r.events);
+    }
+
     /** Bytes allocated per {@code writeAndFlush} with a promise of the caller's, over no handler's. */
     private static double bytesPerWrite(ChannelHandler handler) {
         EmbeddedChannel ch = handler == null ? new EmbeddedChannel() : new EmbeddedChannel(handler);

@@ -719,13 +719,37 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         }
     }
 
+    /**
+     * Event loop: a read batch ends. The inbound-only handler stamps it and passes the event on. A
+     * {@link Duplex} passes it on first (where an application flushes the answers it wrote while reading)
+     * and then stamps the batch and the writes that completed while the event was passed on with one
+     * clock read ({@link #writeCompleted}): answers written while reading and flushed at the batch's end
+     * cost no clock read of their own. Both stamps are later than IdleStateHandler's by what the handlers
+     * behind this one did with the event, never earlier; READING is lowered after them, as before.
+     */
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if ((loopState & READING) != 0) {
+        if ((loopState & READING) == 0) {
+            ctx.fireChannelReadComplete();
+        } else if (this instanceof Duplex d) {
+            d.flushState |= Duplex.COMPLETING;
+            try {
+                ctx.fireChannelReadComplete();
+            } finally {
+                d.flushState &= ~Duplex.COMPLETING;
+                long now = config.ticker.nanoTime();
+                stampRead(now);
+                if ((d.flushState & Duplex.STAMP_OWED) != 0) {
+                    d.flushState &= ~Duplex.STAMP_OWED;
+                    stampWrite(now);
+                }
+                lower(READING);
+            }
+        } else {
             stampRead(config.ticker.nanoTime());
             lower(READING); // after the stamp, as before
+            ctx.fireChannelReadComplete();
         }
-        ctx.fireChannelReadComplete();
     }
 
     /**
@@ -779,7 +803,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         } else {
             ctx.write(msg, promise);
             if (promise.isDone()) { // completed within the write: settled now
-                stampWrite(bound.ticker.nanoTime());
+                writeCompleted(bound);
                 return;
             }
             ChannelPromise earlier = site.pendingWrite(); // read after the write: it may have written too
@@ -797,30 +821,51 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      * ({@link Duplex#flushState}); a {@link WriteTracker}'s read the clock each.
      */
     final void onFlush(WriteSite site, ChannelHandlerContext ctx) {
-        Duplex duplex = site instanceof Duplex d && d.flushState == Duplex.NOT_FLUSHING ? d : null; // outermost
+        Duplex duplex = site instanceof Duplex d && (d.flushState & Duplex.FLUSHING) == 0 ? d : null; // outermost
         if (duplex != null) {
-            duplex.flushState = Duplex.FLUSHING;
+            duplex.flushState |= Duplex.FLUSHING;
         }
         try {
             ctx.flush();
         } finally { // whatever the flush did, no completion goes unstamped
-            boolean owed = false;
-            if (duplex != null) {
-                owed = duplex.flushState == Duplex.STAMP_OWED;
-                duplex.flushState = Duplex.NOT_FLUSHING;
-            }
             ChannelPromise last = site.pendingWrite(); // after the flush, which may have written more
             if (last != null) {
                 site.pendingWrite(null);
                 if (last.isDone()) {
-                    owed = true;
+                    writeCompleted(config);
                 } else {
                     last.addListener(this); // this handler is the listener: nothing allocated
                 }
             }
-            if (owed) {
-                stampWrite(config.ticker.nanoTime()); // after every completion it stands for
+            if (duplex != null) {
+                duplex.flushState &= ~Duplex.FLUSHING;
+                if ((duplex.flushState & Duplex.COMPLETING) == 0) { // else the batch's end pays
+                    payOwedWrite(); // after every completion it stands for
+                }
             }
+        }
+    }
+
+    /**
+     * The handler's executor: a tracked write completed before now. A {@link Duplex} within one of its
+     * flushes, or passing on the end of a read batch, owes the stamp, paid with one clock read when the
+     * outermost of them returns ({@link #onFlush}, {@link #channelReadComplete}), or before a rule acts
+     * ({@link #settlePendingWrite}), whichever comes first; otherwise the write is stamped now. Either way
+     * the stamp is read after the completion, and owed no longer than one call of the handler lasts.
+     */
+    private void writeCompleted(BoundConfig bound) {
+        if (this instanceof Duplex d && (d.flushState & (Duplex.FLUSHING | Duplex.COMPLETING)) != 0) {
+            d.flushState |= Duplex.STAMP_OWED;
+        } else {
+            stampWrite(bound.ticker.nanoTime());
+        }
+    }
+
+    /** The handler's executor: stamps the writes a {@link Duplex} owes (see {@link #writeCompleted}), if any. */
+    private void payOwedWrite() {
+        if (this instanceof Duplex d && (d.flushState & Duplex.STAMP_OWED) != 0) {
+            d.flushState &= ~Duplex.STAMP_OWED;
+            stampWrite(config.ticker.nanoTime());
         }
     }
 
@@ -830,7 +875,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      */
     private void settle(ChannelPromise promise) {
         if (promise.isDone()) {
-            stampWrite(config.ticker.nanoTime());
+            writeCompleted(config);
         } else {
             promise.addListener(this); // this handler is the listener: nothing allocated
         }
@@ -862,11 +907,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         }
         EventExecutor executor = ctx.executor();
         if (executor.inEventLoop()) {
-            if (this instanceof Duplex d && d.flushState != Duplex.NOT_FLUSHING) {
-                d.flushState = Duplex.STAMP_OWED; // completed within the flush: stamped at its end
-            } else {
-                stampWrite(config.ticker.nanoTime());
-            }
+            writeCompleted(config); // within a flush or a read batch: stamped at its end
             return;
         }
         long now = ((BoundConfig) CONFIG.getOpaque(this)).ticker.nanoTime();
@@ -1112,6 +1153,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             site.pendingWrite(null);
             settle(pending);
         }
+        payOwedWrite(); // a verdict acted on within a read batch (an embedded loop's tasks) sees its writes
     }
 
     /** Event loop: whether this channel was told a goodbye already, under this configuration or an earlier one. */
@@ -1181,17 +1223,21 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
      */
     static final class Duplex extends HeartbeatHandler implements ChannelOutboundHandler, WriteSite {
 
-        static final byte NOT_FLUSHING = 0;
+        /** {@link #flushState}: a flush of this handler's is under way. */
         static final byte FLUSHING = 1;
+        /** {@link #flushState}: a write completed within a flush or a read batch's end, not stamped yet. */
         static final byte STAMP_OWED = 2;
+        /** {@link #flushState}: the end of a read batch is being passed on ({@link #channelReadComplete}). */
+        static final byte COMPLETING = 4;
 
         /** The latest tracked write's promise not settled yet, or null. The handler's executor only. */
         private ChannelPromise pendingWrite;
         /**
-         * Whether a flush of this handler's is under way on the handler's executor, and if so whether a
-         * write completed within it (its listener ran: the outermost flush stamps at its end, see
-         * {@link #onFlush}; a flush made within it leaves that to it). The handler's executor only; in
-         * the padding the promise's field leaves.
+         * {@link #FLUSHING} while a flush of this handler's is under way on the handler's executor,
+         * {@link #COMPLETING} while it passes on the end of a read batch, and {@link #STAMP_OWED} while a
+         * write that completed within either waits for its stamp (see {@link #writeCompleted}: the outermost
+         * of them pays it when it returns). The handler's executor only; in the padding the promise's
+         * field leaves.
          */
         byte flushState;
 

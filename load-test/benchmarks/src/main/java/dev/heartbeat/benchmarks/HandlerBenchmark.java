@@ -60,6 +60,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *     a non-void promise to see completion), so its bytes are in every impl's B/op.</li>
  * <li>{@link #writeCompletedByFlush}: the same, but the sink completes the write when the flush
  *     reaches it, as a socket does (its write happens at the flush).</li>
+ * <li>{@link #echo}: a request and its answer: one read batch of one message, which the application
+ *     (the read sink) answers with {@code ctx.write(answer)} while reading and flushes when the batch
+ *     completes; the write completes at the flush, as on a socket. Heartbeat stamps the read and the
+ *     answer with one clock read; {@code IdleStateHandler} reads the clock for each and adds a listener
+ *     to the answer's promise.</li>
  * </ul>
  *
  * <pre>
@@ -82,6 +87,8 @@ public class HandlerBenchmark {
     private static final Object MESSAGE = "a line";
     /** A message the sink completes at the next flush, not at once. */
     private static final Object FLUSHED_MESSAGE = "a flushed line";
+    /** A message the read sink answers (see {@link #echo}). */
+    private static final Object REQUEST = "a request";
 
     private HeartbeatMonitor monitor;
     private EmbeddedChannel channel;
@@ -163,17 +170,31 @@ public class HandlerBenchmark {
         pipeline.flush();
     }
 
-    /** The end of the inbound path: swallows reads. */
-    @ChannelHandler.Sharable
+    /** A request read, answered while reading, the answer flushed as the batch completes. */
+    @Benchmark
+    public void echo() {
+        pipeline.fireChannelRead(REQUEST);
+        pipeline.fireChannelReadComplete();
+    }
+
+    /** The end of the inbound path: swallows reads; answers a {@link #REQUEST}, flushed as its batch completes. */
     static final class ReadSink extends ChannelInboundHandlerAdapter {
+        private boolean answered;
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            // consumed
+            if (msg == REQUEST) {
+                ctx.write(FLUSHED_MESSAGE); // a promise of its own, as an application's ctx.write(msg)
+                answered = true;
+            }
         }
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            // consumed
+            if (answered) {
+                answered = false;
+                ctx.flush();
+            }
         }
     }
 
