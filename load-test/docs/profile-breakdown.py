@@ -9,17 +9,19 @@ whose jar holds linux-x64/libasyncProfiler.so):
   java -jar load-test/target/load-test.jar --compare heartbeat,netty --out reports/prof \
     '--jvm-arg=-agentpath:/path/libasyncProfiler.so=start,event=cpu,interval=5ms,threads,loop=30s,file=/tmp/prof/%p-%t.collapsed'
 
-then: profile-breakdown.py /tmp/prof [--last N | FROM TO]: each process dumps every 30 s; count each
-server's last N dumps (3: about the run window), or the dumps stamped FROM to TO (yyyymmdd-HHMMSS).
-Every process gets the agent; only those with a demo-worker thread (the servers) are counted, by
-implementation, and each sample is 5 ms of CPU.
+then: profile-breakdown.py /tmp/prof [--last N | FROM TO] [--interval MS]: each process dumps every 30 s;
+count each server's last N dumps (3: about the run window), or the dumps stamped FROM to TO
+(yyyymmdd-HHMMSS). Every process gets the agent; only those with a demo-worker thread (the servers) are
+counted, by implementation, and each sample is --interval ms of CPU (5 unless given: the agent's interval).
 """
 import collections
 import glob
 import os
 import sys
 
-HOSTED = [('wheel: expire and judge', 'TimingWheel.expire'), ('wheel: cascade', 'TimingWheel.sweep'),
+HOSTED = [('its JFR event (only while a recording takes it)', 'FlightEvents.'),
+          ('wheel: expire and judge', 'TimingWheel.expire'), ('wheel: cascade', 'TimingWheel.sweep'),
+          ('wheel: cascade', 'TimingWheel.placeCascading'), ('wheel: cascade', 'TimingWheel.reach'),
           ('lateness metric (Micrometer)', 'Sink.workerLateness'), ('hand-off to loops', 'EventLoopBatches.submitAll'),
           ('planning the next cycle', 'TimerWorker.planNext'), ('CPU clock', 'TimerWorker.hostClock'),
           ('request queue', 'XaddArrayQueue.drain')]
@@ -70,6 +72,11 @@ def thread_group(name):
 
 def main():
     args = sys.argv[1:]
+    interval = 5.0
+    if '--interval' in args:
+        i = args.index('--interval')
+        interval = float(args[i + 1])
+        del args[i:i + 2]
     d = args.pop(0)
     last = int(args[1]) if args[:1] == ['--last'] else 0
     lo, hi = (args[0], args[1]) if len(args) == 2 and not last else ('', '~')
@@ -94,9 +101,9 @@ def main():
             if group == 'event loops':
                 totals[impl]['loops: ' + loop_category(frames[1:])] += int(n)
     for impl, counts in totals.items():
-        print(f'{impl}: {servers[impl]} server processes; CPU seconds (5 ms samples)')
+        print(f'{impl}: {servers[impl]} server processes; CPU seconds ({interval:g} ms samples)')
         for key, n in sorted(counts.items(), key=lambda kv: (kv[0].split(':')[0], -kv[1])):
-            print(f'{n * 0.005:8.2f}  {key}')
+            print(f'{n * interval / 1000:8.2f}  {key}')
 
 
 if __name__ == '__main__':
