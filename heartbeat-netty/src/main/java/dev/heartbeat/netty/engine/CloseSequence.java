@@ -88,7 +88,7 @@ public final class CloseSequence {
         // A hold still running needs no look: its end is the entry's next; one that ended is being re-checked,
         // and the veto may hold it again.
         GuardState g = h.guardState();
-        if (g != null && !(g.held() && g.heldUntil() - now > 0)) {
+        if (g != null && !g.holdsAt(now)) {
             h.lookAt(now + HOLD_LOOK_NANOS);
         }
     }

@@ -232,6 +232,11 @@ public final class GuardState {
         return (long) HELD_UNTIL.getOpaque(this);
     }
 
+    /** Any thread: whether a held close is still held at {@code now}: its re-check is yet to come (opaque). */
+    boolean holdsAt(long now) {
+        return held() && heldUntil() - now > 0;
+    }
+
     /** Event loop: holds the close being performed until {@code until}; the episode starts now if it is new. */
     void hold(long until, long now) {
         if (!holding) {

@@ -64,7 +64,7 @@ public final class OverloadRule extends Rule {
         GuardState g = h.guardState();
         long soon = earliest(now + CloseSequence.RECHECK_RETRY_NANOS,
                 Rule.latest(now + bound.monitor.worker.tickNanos(), deadlineAfterTraffic(h, cfg, factor, now)));
-        h.lookAt(g != null && g.held() && g.heldUntil() - now > 0 ? g.heldUntil() : soon);
+        h.lookAt(g != null && g.holdsAt(now) ? g.heldUntil() : soon);
         return idleKind(h, cfg, factor, now) >= 0 ? ActionBits.OVERLOAD : 0;
     }
 
