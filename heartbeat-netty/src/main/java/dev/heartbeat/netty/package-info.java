@@ -41,10 +41,11 @@
  * <h3>Three threads</h3>
  * <ul>
  * <li><b>The channel's event loop</b> (the handler's executor) owns the pipeline. It stamps activity
- *     on the hot path (one ticker read and an opaque store per read batch and per completed write,
- *     no allocation, no queue), requests the channel's wheel entry when the handler starts, is
- *     reconfigured or stops, and carries out the actions the worker hands it, checking each again
- *     from the current stamps before it acts.</li>
+ *     on the hot path (one ticker read and an opaque store per read batch and per flush of completed
+ *     writes, or one for a read batch and the answers flushed as it ends; no allocation, no queue),
+ *     requests the channel's wheel entry when the handler starts, is reconfigured or stops, and
+ *     carries out the actions the worker hands it, checking each again from the current stamps
+ *     before it acts.</li>
  * <li><b>The monitor's worker</b> owns the wheel. When a channel's entry comes due the
  *     configuration's policy judges idleness from the stamps (opaque loads), moves the same entry to
  *     its next check (the lazy re-arm: activity never sends a message), and returns the actions,
