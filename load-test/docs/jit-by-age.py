@@ -15,9 +15,11 @@ then:
 
 prints, per demo server (the mean of the recorded ones), the compilations (jdk.Compilation) started in each
 10 s of the JVM's age, how many of them were Heartbeat's own (dev.heartbeat.core and dev.heartbeat.netty)
-and their wall time; then, for those started FROM to TO s after the JVM started (default 50 to 70, the first
-wave of pings with the load test's defaults), the code they compiled by origin (Heartbeat, Netty, the demo
-server, the rest by package) and Heartbeat's classes. Needs the JDK's jfr tool on the PATH.
+and their wall time, and the deoptimizations (jdk.Deoptimization); then, for those started FROM to TO s after
+the JVM started (default 50 to 70, the first wave of pings with the load test's defaults), the code they
+compiled by origin (Heartbeat, Netty, the demo server, the rest by package), Heartbeat's classes, the
+deoptimizations by origin and reason, and over the whole recording the C2 recompilations (a method compiled at
+level 4 more than once: after a deoptimization, or as a new root) by origin. Needs the JDK's jfr tool on the PATH.
 """
 import collections
 import datetime
@@ -50,9 +52,11 @@ def main(args):
     low, high = (float(args[1]), float(args[2])) if len(args) > 2 else (50.0, 70.0)
     count, own, wall = collections.Counter(), collections.Counter(), collections.Counter()
     origins, classes = collections.Counter(), collections.Counter()
+    deopts, deopt_origins, recompiled = collections.Counter(), collections.Counter(), collections.Counter()
     servers = skipped = 0
     for path in sorted(glob.glob(directory + '/*.jfr')):
-        out = subprocess.run(['jfr', 'print', '--json', '--events', 'jdk.Compilation,jdk.JVMInformation', path],
+        out = subprocess.run(['jfr', 'print', '--json', '--events',
+                              'jdk.Compilation,jdk.Deoptimization,jdk.JVMInformation', path],
                              capture_output=True, text=True).stdout
         events = json.loads(out)['recording']['events'] if out.strip() else []
         info = [e for e in events if e['type'] == 'jdk.JVMInformation']
@@ -63,11 +67,21 @@ def main(args):
             continue  # a client
         servers += 1
         start = stamp(info[0]['values']['jvmStartTime'])
+        c2 = collections.Counter()
         for e in events:
+            if e['type'] == 'jdk.Deoptimization':
+                age = stamp(e['values']['startTime']) - start
+                cls = e['values']['method']['type']['name'].replace('/', '.')
+                deopts[int(age // 10 * 10)] += 1
+                if low <= age < high:
+                    deopt_origins['%s %s' % (origin(cls), e['values'].get('reason', '?'))] += 1
+                continue
             if e['type'] != 'jdk.Compilation':
                 continue
             age = stamp(e['values']['startTime']) - start
             cls = e['values']['method']['type']['name'].replace('/', '.')
+            if e['values'].get('compileLevel') == 4 and not e['values'].get('isOsr'):
+                c2[(cls, e['values']['method']['name'], e['values']['method'].get('descriptor'))] += 1
             bucket = int(age // 10 * 10)
             count[bucket] += 1
             wall[bucket] += seconds(e['values']['duration'])
@@ -77,18 +91,25 @@ def main(args):
                 origins[origin(cls)] += 1
                 if origin(cls) == 'Heartbeat':
                     classes[cls.split('.')[-1].split('$')[0]] += 1
+        for (cls, _, _), n in c2.items():
+            if n > 1:
+                recompiled[origin(cls)] += n - 1
     if servers == 0:
         print('%s: no demo server recording (%d empty)' % (directory, skipped))
         return
     print('%s: %d servers (%d empty recordings skipped); per server' % (directory, servers, skipped))
-    print('  JVM age (s)  compilations  of them Heartbeat\'s  wall (s)')
+    print('  JVM age (s)  compilations  of them Heartbeat\'s  wall (s)  deoptimizations')
     for bucket in sorted(count):
-        print('  %11d  %12.1f  %18.1f  %8.2f' % (bucket, count[bucket] / servers, own[bucket] / servers,
-                                                wall[bucket] / servers))
+        print('  %11d  %12.1f  %18.1f  %8.2f  %15.1f' % (bucket, count[bucket] / servers, own[bucket] / servers,
+                                                        wall[bucket] / servers, deopts[bucket] / servers))
     print('  started %g to %g s: %s' % (low, high, ', '.join(
         '%s %.1f' % (k, v / servers) for k, v in origins.most_common(12))))
     print('  Heartbeat\'s classes then: %s' % ', '.join(
         '%s %.1f' % (k, v / servers) for k, v in classes.most_common(14)))
+    print('  deoptimized %g to %g s (origin, reason): %s' % (low, high, ', '.join(
+        '%s %.1f' % (k, v / servers) for k, v in deopt_origins.most_common(12))))
+    print('  C2 recompilations, whole recording (origin): %s' % ', '.join(
+        '%s %.1f' % (k, v / servers) for k, v in recompiled.most_common(8)))
 
 
 if __name__ == '__main__':
