@@ -225,12 +225,12 @@ class TrackedWriteTest {
 
     /**
      * The application's side of a request and its response: writes an answer to each message it reads
-     * (with the void promise if {@code voidPromise}), running {@code beforeWrite} first, and flushes them
-     * when the read batch completes, running {@code afterFlush} then, still inside the batch.
+     * (with the void promise if {@code voidPromise}), and flushes them when the read batch completes, running
+     * {@code beforeFlush} and {@code afterFlush} around the flush, still inside the batch.
      */
     static final class Echo extends io.netty.channel.ChannelInboundHandlerAdapter {
         final boolean voidPromise;
-        Runnable beforeWrite = () -> { };
+        Runnable beforeFlush = () -> { };
         Runnable afterFlush = () -> { };
 
         Echo(boolean voidPromise) {
@@ -240,12 +240,12 @@ class TrackedWriteTest {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ReferenceCountUtil.release(msg);
-            beforeWrite.run();
             ctx.write("answer", voidPromise ? ctx.voidPromise() : ctx.newPromise());
         }
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
+            beforeFlush.run();
             ctx.flush();
             afterFlush.run();
         }
@@ -286,7 +286,7 @@ class TrackedWriteTest {
         Echo echo = new Echo(false);
         EmbeddedChannel ch = new EmbeddedChannel(handler, echo);
         try {
-            echo.beforeWrite = () -> ticker.time.advance(Duration.ofMillis(40)); // flushed 40 ms into the batch
+            echo.beforeFlush = () -> ticker.time.advance(Duration.ofMillis(40)); // completes 40 ms into the batch end
             long start = ticker.time.nanoTime();
             ch.writeInbound("request");
             assertTrue(handler.lastWriteOpaque() - (start + TimeUnit.MILLISECONDS.toNanos(40)) >= 0,
