@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -73,7 +74,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private HeartbeatMonitor(Builder b) {
         this.engine = new MonitorEngine(b.ticker, b.manual, b.tick, b.threadName, b.maxExpirationsPerCycle,
                 b.maxCoalescingNanos, b.hostExecutor, b.hostWatchdog, b.stallThresholdNanos, b.actionBudget,
-                b.lazyHandOffs, b.randomness);
+                b.lazyHandOffs, b.randomness, b.gridPhase());
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -428,6 +429,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private boolean hostWatchdogSet;
         private boolean manual;
         private Randomness randomness;
+        /** A test's phase for the coalescing grid ({@link #gridPhase(long)}), or null: drawn, or 0 if manual. */
+        private Long gridPhase;
         private int actionBudget;
         private boolean lazyHandOffs;
 
@@ -482,6 +485,27 @@ public final class HeartbeatMonitor implements AutoCloseable {
         Builder manual(Randomness source) {
             this.randomness = Objects.requireNonNull(source, "randomness");
             return manual();
+        }
+
+        /**
+         * A test's phase for the coalescing grid: its points are then {@code phase} plus multiples of each
+         * window on the ticker. Without it a manual monitor's phase is 0 and any other monitor draws one
+         * (see {@link #gridPhase()}).
+         */
+        Builder gridPhase(long phase) {
+            this.gridPhase = phase;
+            return this;
+        }
+
+        /**
+         * Where this monitor's coalescing grid starts: a random phase for every monitor but a manual one, so
+         * that monitors whose tickers share a clock (every process's {@code System.nanoTime} on a Linux host)
+         * do not all wake at the same instants. With one grid for all, every server process on a host ran its
+         * checks and handed out its pings at the same moments of each window, and their bursts queued
+         * behind each other on the host's cores (see {@code MonitorEngine#gridPhase}).
+         */
+        private long gridPhase() {
+            return gridPhase != null ? gridPhase : manual ? 0 : ThreadLocalRandom.current().nextLong();
         }
 
         /**

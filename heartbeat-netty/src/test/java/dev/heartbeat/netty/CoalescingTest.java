@@ -51,9 +51,10 @@ class CoalescingTest {
     /**
      * 500 channels, reader idle 10 s, last read at random ms within 2 s; the worker runs every ms.
      *
-     * @return each channel's outcome; {@code busyMs} gets the number of ms at which the worker had work
+     * @return each channel's outcome; {@code busyMs} gets the number of ms at which the worker had work, and
+     *     {@code busyAt} (if not null) the ticker's time at each of them
      */
-    private List<Outcome> run(HeartbeatMonitor monitor, long[] busyMs) {
+    private List<Outcome> run(HeartbeatMonitor monitor, long[] busyMs, List<Long> busyAt) {
         SplittableRandom random = new SplittableRandom(42);
         HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build();
         List<HeartbeatHandlerTest.Recorder> recorders = new ArrayList<>();
@@ -83,6 +84,9 @@ class CoalescingTest {
             }
             if (work > 0 && ms > 2_000) {
                 busyMs[0]++;
+                if (busyAt != null) {
+                    busyAt.add(ticker.nanoTime());
+                }
             }
         }
         List<Outcome> outcomes = new ArrayList<>();
@@ -94,13 +98,23 @@ class CoalescingTest {
 
     @Test
     void checksShareWakeUpsAndStayWithinTheWindow() {
-        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
+        checksShareWakeUpsAndStayWithinTheWindow(HeartbeatMonitor.builder().manual().ticker(ticker).build());
+    }
+
+    /** As above, on a grid whose points are not multiples of the window (another monitor's, another process's). */
+    @Test
+    void checksShareWakeUpsAndStayWithinTheWindowOnAShiftedGrid() {
+        checksShareWakeUpsAndStayWithinTheWindow(HeartbeatMonitor.builder().manual().ticker(ticker)
+                .gridPhase(0x2A5_5A5A_1234L).build());
+    }
+
+    private void checksShareWakeUpsAndStayWithinTheWindow(HeartbeatMonitor monitor) {
         long window = Long.highestOneBit(TimeUnit.SECONDS.toNanos(10) >>> Plan.COALESCING_SHIFT);
         assertEquals(1L << 27, window, "10 s / 64, rounded down to a power of two: 134 ms, then capped");
         long capped = Math.min(window, HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS);
         long bound = (capped + monitor.engine.worker.tickNanos() + MS - 1) / MS + 1; // + the 1 ms step
         long[] busy = {0};
-        List<Outcome> outcomes = run(monitor, busy);
+        List<Outcome> outcomes = run(monitor, busy, null);
         long worst = 0;
         for (Outcome o : outcomes) {
             long late = o.eventMs - (o.lastReadMs + 10_000);
@@ -116,12 +130,59 @@ class CoalescingTest {
         HeartbeatMonitor exact = HeartbeatMonitor.builder().manual().ticker(ticker)
                 .maxCoalescing(Duration.ZERO).build();
         long[] busyExact = {0};
-        run(exact, busyExact);
+        run(exact, busyExact, null);
         exact.close();
         // 500 deadlines scattered over 2 s: several hundred distinct ms without slack; with the default
         // 16.8 ms grid at most 2 s / 16.8 ms + 1 = 120 moments.
         assertTrue(busy[0] <= 2_000 / (capped / MS) + 2, "moments with work, coalesced: " + busy[0]);
         assertTrue(busyExact[0] > 3 * busy[0], "without slack: " + busyExact[0] + ", with: " + busy[0]);
+    }
+
+    /**
+     * Each monitor has a grid of its own: two monitors (two processes on one host, say) whose channels fell
+     * silent at the same moments run their checks at points half a window apart, not at the same instants;
+     * a monitor's grid points are its phase plus multiples of the window, not multiples of the window (which
+     * a clock shared by all processes, as {@code System.nanoTime} is on Linux, would make everyone's).
+     */
+    @Test
+    void eachMonitorWorksAtThePointsOfItsOwnGrid() {
+        long window = HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS;
+        long tick = 0;
+        List<List<Long>> busyAt = new ArrayList<>();
+        for (long phase : new long[] {0, window / 2}) {
+            HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).gridPhase(phase).build();
+            tick = monitor.engine.worker.tickNanos();
+            List<Long> at = new ArrayList<>();
+            run(monitor, new long[1], at);
+            monitor.close();
+            channels.forEach(EmbeddedChannel::finishAndReleaseAll);
+            channels.clear();
+            for (long t : at) {
+                long sincePoint = (t - phase) & (window - 1);
+                assertTrue(sincePoint <= tick + MS, "work " + sincePoint / 1_000 + " us after a point of phase "
+                        + phase + "'s grid, more than a tick and the 1 ms step");
+            }
+            busyAt.add(at);
+            ticker.advance(TimeUnit.HOURS.toNanos(1) + window / 4); // the next run's reads fall elsewhere on the grid
+        }
+        assertTrue(!busyAt.get(0).isEmpty() && !busyAt.get(1).isEmpty(), "both monitors had work");
+    }
+
+    /** A monitor that is not manual draws its grid's phase: two of them share a grid once in 2^24. */
+    @Test
+    void monitorsDrawTheirGridsPhase() {
+        long window = HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS;
+        HeartbeatMonitor a = HeartbeatMonitor.builder().build();
+        HeartbeatMonitor b = HeartbeatMonitor.builder().build();
+        try {
+            assertTrue(((a.engine.gridPhase() - b.engine.gridPhase()) & (window - 1)) != 0,
+                    "two monitors on one grid: " + a.engine.gridPhase() + ", " + b.engine.gridPhase());
+        } finally {
+            a.close();
+            b.close();
+        }
+        assertEquals(0, HeartbeatMonitor.builder().manual().build().engine.gridPhase(),
+                "a manual monitor's grid: multiples of the window on its ticker, unless a test sets it");
     }
 
     /**

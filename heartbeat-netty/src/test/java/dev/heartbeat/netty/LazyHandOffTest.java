@@ -100,7 +100,17 @@ class LazyHandOffTest {
 
     @Test
     void aLoopThatStaysAsleepIsWokenWithinTheWindow() {
-        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true));
+        aLoopThatStaysAsleepIsWokenWithinTheWindow(0);
+    }
+
+    /** As above, on a monitor whose grid points are not multiples of the window (see {@code CoalescingTest}). */
+    @Test
+    void aLoopThatStaysAsleepIsWokenWithinTheWindowOfAShiftedGrid() {
+        aLoopThatStaysAsleepIsWokenWithinTheWindow(GRACE / 2 + 12_345);
+    }
+
+    private void aLoopThatStaysAsleepIsWokenWithinTheWindow(long phase) {
+        pingChannel(HeartbeatMonitor.builder().lazyHandOffs(true).gridPhase(phase));
         long handedAt = cyclesUntilAHandOff(INTERVAL.toNanos() + 2 * WINDOW);
         assertEquals(1, loop.lazy);
         long wokenAt = -1;
@@ -111,7 +121,8 @@ class LazyHandOffTest {
             wokenAt = ticker.nanoTime();
         }
         assertEquals(1, loop.wakeUps, "woken by the follow-up cycle, at the window's next grid point");
-        assertTrue(wokenAt - handedAt > 0 && wokenAt - ((handedAt + GRACE) & -GRACE) >= 0,
+        long gridPoint = ((handedAt - phase + GRACE) & -GRACE) + phase;
+        assertTrue(wokenAt - handedAt > 0 && wokenAt - gridPoint >= 0 && wokenAt - gridPoint < GRACE,
                 "at the grid point after the hand-off, not sooner: " + (wokenAt - handedAt));
         assertEquals(2, loop.tasks.size(), "the lazy batch and the wake-up");
         loop.runAll();

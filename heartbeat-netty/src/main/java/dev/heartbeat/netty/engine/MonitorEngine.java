@@ -73,6 +73,14 @@ public final class MonitorEngine {
 
     /** The largest coalescing window: a power of two of nanoseconds, or 0 for none. */
     private final long maxCoalescingNanos;
+    /**
+     * Where this monitor's coalescing grids start on its ticker: each window's points are this plus its
+     * multiples. Drawn per monitor (0 for a manual one): with grids of multiples of the window, every monitor
+     * on a host whose ticker is the host's monotonic clock woke at the same instants, and six demo servers on
+     * two cores queued their cycles and hand-offs behind each other at every point (the load test's echo
+     * tail in ping waves: load-test/docs/results.md).
+     */
+    private final long gridPhase;
 
     /** The event loop that runs the worker's cycles (see {@link HeartbeatMonitor.Builder#hostedBy}), or null. */
     private final EventExecutor hostExecutor;
@@ -178,8 +186,9 @@ public final class MonitorEngine {
 
     public MonitorEngine(Ticker ticker, boolean manual, Duration tick, String threadName, int maxExpirationsPerCycle,
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
-            int actionBudget, boolean lazyHandOffs, Randomness randomness) {
+            int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase) {
         this.ticker = ticker;
+        this.gridPhase = gridPhase;
         this.manual = manual;
         this.randomness = randomness;
         for (CloseReason reason : CloseReason.values()) {
@@ -385,6 +394,19 @@ public final class MonitorEngine {
 
     public long coalescingWindow(Plan cfg) {
         return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
+    }
+
+    /** Where this monitor's coalescing grids start: see {@link #onGrid}. */
+    public long gridPhase() {
+        return gridPhase;
+    }
+
+    /**
+     * The first point of this monitor's grid of {@code window} (a power of two, at least 2) at or after
+     * {@code time}: never before it, less than a window after it (by subtraction: nanoTime's wrap is fine).
+     */
+    public long onGrid(long time, long window) {
+        return ((time - gridPhase + window - 1) & -window) + gridPhase;
     }
 
     private long closes(CloseReason reason) {
@@ -806,7 +828,7 @@ public final class MonitorEngine {
 
         /** The first point of the grid of {@code window} (a power of two) after {@code now}: at most a window on. */
         private long gridPointAfter(long now, long window) {
-            return (now + window) & -window;
+            return onGrid(now + 1, window);
         }
 
         /**
