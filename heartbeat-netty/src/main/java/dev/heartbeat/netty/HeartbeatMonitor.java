@@ -474,7 +474,9 @@ public final class HeartbeatMonitor implements AutoCloseable {
          * caller's thread (with a {@link dev.heartbeat.core.ManualTicker}, say), never started:
          * {@link HeartbeatMonitor#startWorker()} is refused, and its handlers are not warned about as
          * channels of a monitor that does not run. With {@link #hostedBy}, {@code runOnce()} stands for
-         * the host loop's cycles (the host's own hand-offs stay eager, as there).
+         * the host loop's cycles (the host's own hand-offs stay eager, as there). Its coalescing grids'
+         * points are multiples of each window on its ticker, so that a test can tell when checks come; any
+         * other monitor shifts its grids by a phase of its own, drawn at random.
          */
         public Builder manual() {
             this.manual = true;
