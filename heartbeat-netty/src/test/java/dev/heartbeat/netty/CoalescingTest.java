@@ -5,6 +5,7 @@
 package dev.heartbeat.netty;
 
 import dev.heartbeat.netty.engine.Plan;
+import dev.heartbeat.netty.engine.CheckGrid;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -166,6 +167,65 @@ class CoalescingTest {
             ticker.advance(TimeUnit.HOURS.toNanos(1) + window / 4); // the next run's reads fall elsewhere on the grid
         }
         assertTrue(!busyAt.get(0).isEmpty() && !busyAt.get(1).isEmpty(), "both monitors had work");
+    }
+
+    /**
+     * Where checks are dense a point takes at most a burst ({@link CheckGrid#BURST}), and later checks go to the
+     * points of a finer grid: 2,000 channels opened over 200 ms (about 170 first checks a point of 16.8 ms) get
+     * their reader idle events in bursts of at most a point's share and a tick's worth of deadlines, never early
+     * and within the coarse grid's bound; the worker still works only where a burst's worth of checks is due.
+     */
+    @Test
+    void aFullPointSendsLaterChecksToAFinerGrid() {
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker).build();
+        HeartbeatConfig cfg = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build();
+        long capped = HeartbeatMonitor.DEFAULT_MAX_COALESCING_NANOS;
+        long tick = monitor.engine.worker.tickNanos();
+        int perMs = 10;
+        int n = 200 * perMs;
+        List<HeartbeatHandlerTest.Recorder> recorders = new ArrayList<>();
+        long[] openedMs = new long[n];
+        long[] eventMs = new long[n];
+        int maxPerMoment = 0;
+        int momentsWithEvents = 0;
+        for (long ms = 0; ms < 10_300; ms++) {
+            if (ms < 200) {
+                for (int k = 0; k < perMs; k++) {
+                    HeartbeatHandlerTest.Recorder r = new HeartbeatHandlerTest.Recorder();
+                    openedMs[recorders.size()] = ms;
+                    eventMs[recorders.size()] = -1;
+                    recorders.add(r);
+                    channels.add(new EmbeddedChannel(monitor.newHandler(cfg), r));
+                }
+            }
+            ticker.advance(MS);
+            if (monitor.runOnce() == 0 || ms < 9_000) {
+                continue;
+            }
+            int events = 0;
+            for (int i = 0; i < n; i++) {
+                channels.get(i).runPendingTasks();
+                if (eventMs[i] < 0 && !recorders.get(i).events.isEmpty()) {
+                    eventMs[i] = ms;
+                    events++;
+                }
+            }
+            maxPerMoment = Math.max(maxPerMoment, events);
+            momentsWithEvents += events > 0 ? 1 : 0;
+        }
+        monitor.close();
+        long bound = (capped + tick + MS - 1) / MS + 1; // + the 1 ms step
+        for (int i = 0; i < n; i++) {
+            long late = eventMs[i] - (openedMs[i] + 10_000);
+            assertTrue(eventMs[i] >= 0, "channel " + i + " got its event");
+            assertTrue(late >= 0, "channel " + i + " early by " + -late + " ms");
+            assertTrue(late <= bound, "channel " + i + " late by " + late + " ms, bound " + bound);
+        }
+        long perTick = (perMs * tick + MS - 1) / MS;
+        assertTrue(maxPerMoment <= CheckGrid.BURST + perTick, "a burst of " + maxPerMoment + " events, more than "
+                + CheckGrid.BURST + " and a tick's worth of deadlines (" + perTick + ")");
+        assertTrue(momentsWithEvents <= 2 * n / CheckGrid.BURST + 200 / (capped / MS) + 4 * 2,
+                "work at " + momentsWithEvents + " moments for " + n + " checks: not only where a burst is due");
     }
 
     /** A monitor that is not manual draws its grid's phase: two of them share a grid once in 2^24. */

@@ -1031,8 +1031,8 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
 
     /**
      * Worker: timer slack. Deadlines are rounded up to the next point of the monitor's grid of the
-     * configuration's coalescing window (a power of two of nanoseconds, capped by the monitor; the grid's
-     * phase is the monitor's own, see {@link MonitorEngine#onGrid}), so that the checks of many channels share one
+     * configuration's coalescing window (a power of two of nanoseconds, capped by the monitor), or of a finer
+     * grid where that point is full ({@link CheckGrid}), so that the checks of many channels share one
      * wake-up; decisions still use the exact check times, so only delivery is later, by less than
      * the window.
      */
@@ -1050,7 +1050,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             // wake-ups, and the chain pays the full window once.
             window >>>= ANSWER_WINDOW_SHIFT;
         }
-        return window <= 1 ? deadline : bound.monitor.onGrid(deadline, window);
+        return window <= 1 ? deadline : bound.monitor.grid.place(deadline, window);
     }
 
     /**

@@ -74,13 +74,13 @@ public final class MonitorEngine {
     /** The largest coalescing window: a power of two of nanoseconds, or 0 for none. */
     private final long maxCoalescingNanos;
     /**
-     * Where this monitor's coalescing grids start on its ticker: each window's points are this plus its
-     * multiples. Drawn per monitor (0 for a manual one): with grids of multiples of the window, every monitor
-     * on a host whose ticker is the host's monotonic clock woke at the same instants, and six demo servers on
-     * two cores queued their cycles and hand-offs behind each other at every point (the load test's echo
-     * tail in ping waves: load-test/docs/results.md).
+     * Worker: where checks are placed (coalescing). Its phase, where this monitor's grids start on its ticker,
+     * is drawn per monitor (0 for a manual one): with grids of multiples of the window, every monitor on a host
+     * whose ticker is the host's monotonic clock woke at the same instants, and six demo servers on two cores
+     * queued their cycles and hand-offs behind each other at every point (the load test's echo tail in ping
+     * waves: load-test/docs/results.md).
      */
-    private final long gridPhase;
+    final CheckGrid grid;
 
     /** The event loop that runs the worker's cycles (see {@link HeartbeatMonitor.Builder#hostedBy}), or null. */
     private final EventExecutor hostExecutor;
@@ -188,7 +188,6 @@ public final class MonitorEngine {
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
             int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase) {
         this.ticker = ticker;
-        this.gridPhase = gridPhase;
         this.manual = manual;
         this.randomness = randomness;
         for (CloseReason reason : CloseReason.values()) {
@@ -201,6 +200,7 @@ public final class MonitorEngine {
                 .maxExpirationsPerCycle(maxExpirationsPerCycle)
                 .build();
         long tickNanos = worker.tickNanos();
+        this.grid = new CheckGrid(gridPhase, tickNanos);
         this.maxCoalescingNanos = maxCoalescingNanos;
         this.hostExecutor = hostExecutor;
         this.hostWatchdog = hostWatchdog;
@@ -396,17 +396,9 @@ public final class MonitorEngine {
         return Math.min(cfg.coalescingNanos, maxCoalescingNanos);
     }
 
-    /** Where this monitor's coalescing grids start: see {@link #onGrid}. */
+    /** Where this monitor's coalescing grids start: each window's points are this plus its multiples. */
     public long gridPhase() {
-        return gridPhase;
-    }
-
-    /**
-     * The first point of this monitor's grid of {@code window} (a power of two, at least 2) at or after
-     * {@code time}: never before it, less than a window after it (by subtraction: nanoTime's wrap is fine).
-     */
-    public long onGrid(long time, long window) {
-        return ((time - gridPhase + window - 1) & -window) + gridPhase;
+        return grid.phase();
     }
 
     private long closes(CloseReason reason) {
@@ -828,7 +820,7 @@ public final class MonitorEngine {
 
         /** The first point of the grid of {@code window} (a power of two) after {@code now}: at most a window on. */
         private long gridPointAfter(long now, long window) {
-            return onGrid(now + 1, window);
+            return grid.onGrid(now + 1, window);
         }
 
         /**
