@@ -26,7 +26,10 @@ public final class CheckGrid {
 
     /** The most checks a point takes before later ones go to a finer grid: a hosted cycle's chunk. */
     public static final int BURST = 64;
-    /** Ticks the table spans: 4.4 s of the default tick, beyond the ping and close checks placed together. */
+    /**
+     * Ticks the table spans: 4.4 s of the default tick. Checks placed for one point are placed at about the same
+     * time (a wave of connections, the re-arms of a cycle), so points further apart may share a slot.
+     */
     static final int SLOTS = 4096;
 
     /** Where this monitor's grids start: each window's points are this plus its multiples. */
