@@ -241,8 +241,10 @@ class CoalescingTest {
             a.close();
             b.close();
         }
-        assertEquals(0, HeartbeatMonitor.builder().manual().build().engine.gridPhase(),
-                "a manual monitor's grid: multiples of the window on its ticker, unless a test sets it");
+        try (HeartbeatMonitor manual = HeartbeatMonitor.builder().manual().build()) {
+            assertEquals(0, manual.engine.gridPhase(),
+                    "a manual monitor's grid: multiples of the window on its ticker, unless a test sets it");
+        }
     }
 
     /**
