@@ -6,6 +6,7 @@ package dev.heartbeat.netty;
 
 import dev.heartbeat.netty.engine.Randomness;
 import dev.heartbeat.netty.engine.ActionBudget;
+import dev.heartbeat.netty.engine.CheckGrid;
 import dev.heartbeat.netty.engine.HeartbeatHandler;
 import dev.heartbeat.netty.engine.MonitorEngine;
 import java.time.Duration;
@@ -74,7 +75,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private HeartbeatMonitor(Builder b) {
         this.engine = new MonitorEngine(b.ticker, b.manual, b.tick, b.threadName, b.maxExpirationsPerCycle,
                 b.maxCoalescingNanos, b.hostExecutor, b.hostWatchdog, b.stallThresholdNanos, b.actionBudget,
-                b.lazyHandOffs, b.randomness, b.gridPhase());
+                b.lazyHandOffs, b.randomness, b.gridPhase(), b.gridBurst);
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -431,6 +432,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private Randomness randomness;
         /** A test's phase for the coalescing grid ({@link #gridPhase(long)}), or null: drawn, or 0 if manual. */
         private Long gridPhase;
+        /** The most checks a grid point takes before later ones go finer ({@link #gridBurst(int)}). */
+        private int gridBurst = CheckGrid.BURST;
         private int actionBudget;
         private boolean lazyHandOffs;
 
@@ -496,6 +499,18 @@ public final class HeartbeatMonitor implements AutoCloseable {
          */
         Builder gridPhase(long phase) {
             this.gridPhase = phase;
+            return this;
+        }
+
+        /**
+         * A test's most checks a coalescing grid point takes before later ones go to a finer grid (default
+         * {@link CheckGrid#BURST}): a few channels fill a point only if it takes fewer.
+         */
+        Builder gridBurst(int burst) {
+            if (burst < 1) {
+                throw new IllegalArgumentException("gridBurst must be at least 1: " + burst);
+            }
+            this.gridBurst = burst;
             return this;
         }
 

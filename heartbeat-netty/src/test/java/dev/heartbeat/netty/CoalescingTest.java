@@ -221,7 +221,7 @@ class CoalescingTest {
             assertTrue(late >= 0, "channel " + i + " early by " + -late + " ms");
             assertTrue(late <= bound, "channel " + i + " late by " + late + " ms, bound " + bound);
         }
-        long perTick = (perMs * tick + MS - 1) / MS;
+        long perTick = perMs * (tick / MS + 1); // deadlines fall on whole ms: a tick spans two of them at most
         assertTrue(maxPerMoment <= CheckGrid.BURST + perTick, "a burst of " + maxPerMoment + " events, more than "
                 + CheckGrid.BURST + " and a tick's worth of deadlines (" + perTick + ")");
         assertTrue(momentsWithEvents <= 2 * n / CheckGrid.BURST + 200 / (capped / MS) + 4 * 2,

@@ -13,9 +13,9 @@ package dev.heartbeat.netty.engine;
  * one burst, which the event loops and the peers then take at once (a million connections pinged every 90 s:
  * about 470 pings at each point of 16.8 ms), while the wake-ups the grid saves would have come anyway. So a
  * check goes to the coarsest grid (the window, half of it, and so on down to a tick) whose point holds fewer
- * than {@link #BURST} checks placed there so far. A finer grid is used only where a coarser point is full, so
- * wake-ups still follow work; and a finer point comes earlier, never before the deadline: a check is as late
- * as before or less.
+ * than {@link #BURST} checks placed there so far (a test may set fewer). A finer grid is used only where a
+ * coarser point is full, so wake-ups still follow work; and a finer point comes earlier, never before the
+ * deadline: a check is as late as before or less.
  *
  * <p>The counts live in a table of {@link #SLOTS} ticks, each tagged with its point: two points a table's span
  * apart share a slot, and the later one counts afresh (a burst may then exceed {@link #BURST}); a check moved
@@ -37,15 +37,19 @@ public final class CheckGrid {
     /** The finest grid a full point makes a check go to: the wheel's tick. */
     private final long finest;
     private final int tickShift;
+    /** The most checks a point takes: {@link #BURST}, or a test's (the interaction model's few channels fill none). */
+    private final int burst;
     private final long[] points = new long[SLOTS];
     private final int[] counts = new int[SLOTS];
 
     /**
      * @param phase where the grids start (see {@code HeartbeatMonitor.Builder#gridPhase})
      * @param tickNanos the wheel's tick, a power of two
+     * @param burst the most checks a point takes, at least 1
      */
-    CheckGrid(long phase, long tickNanos) {
+    CheckGrid(long phase, long tickNanos, int burst) {
         this.phase = phase;
+        this.burst = burst;
         this.finest = tickNanos;
         this.tickShift = Long.numberOfTrailingZeros(tickNanos);
     }
@@ -84,7 +88,7 @@ public final class CheckGrid {
 
     private boolean isFull(long point) {
         int i = slot(point);
-        return points[i] == point && counts[i] >= BURST;
+        return points[i] == point && counts[i] >= burst;
     }
 
     private int slot(long point) {

@@ -91,6 +91,16 @@ public abstract class HandlerPolicy extends Rule {
         return 0;
     }
 
+    /**
+     * Worker, as a word that waited for the action budget is handed over: the bits of this policy in it that the
+     * channel's traffic since has made void (none by default). The event loop checks each action again before it
+     * acts, but a wait can outlast a timeout: then the channel may be idle again, in a new spell the worker judges
+     * on its own, and the old verdict must not act in it too.
+     */
+    int outdatedBits(HeartbeatHandler h, Plan cfg) {
+        return 0;
+    }
+
     /** Worker: ends a judgement: the next look at {@code next} (or sooner: another rule's); returns {@code bits}. */
     static int verdict(HeartbeatHandler h, long next, int bits) {
         h.lookAt(next);

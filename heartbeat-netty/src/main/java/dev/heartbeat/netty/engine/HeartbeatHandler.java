@@ -66,18 +66,16 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         permits HeartbeatHandler.Duplex {
 
     /**
-     * The hand-off word: the rules' action bits (0-21, see {@link ActionBits}), the ping policy's
-     * {@link #ON_WIRE} flag (22), and above them a 9-bit tag of the configuration serial the bits were
-     * judged under.
+     * The hand-off word: the rules' action bits (0-21, see {@link ActionBits}), the ping policy's {@link #ON_WIRE} flag
+     * (22), and above them a 9-bit tag of the configuration serial the bits were judged under.
      */
     private static final int POLICY_BITS = ActionBits.POLICY;
     /**
-     * Ping policy: the event loop wrote the ping the worker decided last, and its write has not failed.
-     * Set by the event loop when it writes a ping; cleared by the worker when it decides one, and by
-     * the event loop when the write fails or the policy changes. It lives in the hand-off word because
-     * both threads already change that word atomically; the hand-off itself keeps it
-     * ({@link #offerActions}, {@link #takeActions}). No ticker value in {@link #pingWritten()} could
-     * double as "no ping": every ticker value is valid.
+     * Ping policy: the event loop wrote the ping the worker decided last, and its write has not failed. Set by the
+     * event loop when it writes a ping; cleared by the worker when it decides one, and by the event loop when the write
+     * fails or the policy changes. It lives in the hand-off word because both threads already change that word
+     * atomically; the hand-off itself keeps it ({@link #offerActions}, {@link #takeActions}). No ticker value in
+     * {@link #pingWritten()} could double as "no ping": every ticker value is valid.
      */
     private static final int ON_WIRE = 1 << 22;
     private static final int TAG_SHIFT = 23;
@@ -152,22 +150,20 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
 
     // ---- Written by the event loop, read by the worker. ----
     /**
-     * The configuration, bound to the monitor (which is thus one load away without a field of its
-     * own: the monitor of every binding a handler gets is the same). The event loop changes it under
-     * a sequence lock with the serial in {@link #loopState} ({@link #CHANGING} while changing; release
-     * stores), so the worker reads a config and the serial it belongs to as one pair (acquire loads)
-     * and tags its verdict with that serial: a verdict judged under one configuration is dropped on
-     * the event loop if the configuration changed since. The event loop reads it plain; other
-     * threads opaque or acquire.
+     * The configuration, bound to the monitor (which is thus one load away without a field of its own: the monitor of
+     * every binding a handler gets is the same). The event loop changes it under a sequence lock with the serial in
+     * {@link #loopState} ({@link #CHANGING} while changing; release stores), so the worker reads a config and the
+     * serial it belongs to as one pair (acquire loads) and tags its verdict with that serial: a verdict judged under
+     * one configuration is dropped on the event loop if the configuration changed since. The event loop reads it plain;
+     * other threads opaque or acquire.
      */
     private BoundConfig config;
     /**
-     * The event loop's word: the configuration serial (bits 4-31, see {@link #CHANGING}) and the
-     * event loop's flags ({@link #READING}, the {@link #LIFECYCLE}).
-     * Only the event loop writes it (opaque stores of what it read plain, and the sequence lock's
-     * release), so no update is ever lost; the worker reads the serial and READING from it (acquire or
-     * opaque) and ignores the other flags. One word instead of an int and three bytes keeps the
-     * handler at 96 bytes ({@code HandlerLayoutTest}).
+     * The event loop's word: the configuration serial (bits 4-31, see {@link #CHANGING}) and the event loop's flags
+     * ({@link #READING}, the {@link #LIFECYCLE}). Only the event loop writes it (opaque stores of what it read plain,
+     * and the sequence lock's release), so no update is ever lost; the worker reads the serial and READING from it
+     * (acquire or opaque) and ignores the other flags. One word instead of an int and three bytes keeps the handler at
+     * 96 bytes ({@code HandlerLayoutTest}).
      */
     @SuppressWarnings("unused") // written through LOOP_STATE
     private int loopState;
@@ -923,14 +919,12 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     }
 
     /**
-     * The promise a write with the void promise passes on instead, so that its completion is seen;
-     * its listener is the handler, notified on the handler's executor. A void promise takes no
-     * listener, so a write counted when it completes needs a promise of its own, as
-     * {@code IdleStateHandler}'s {@code promise.unvoid()} gives it: one object per such write, where
-     * IdleStateHandler's promise also needs a listener array for its second listener (the void
-     * promise's failure listener and its own; {@code VoidPromiseTest} measures both). A failure goes
-     * to the void promise, which fires it down the pipeline if it is the channel's, as unvoid()'s
-     * promise does.
+     * The promise a write with the void promise passes on instead, so that its completion is seen; its listener is the
+     * handler, notified on the handler's executor. A void promise takes no listener, so a write counted when it
+     * completes needs a promise of its own, as {@code IdleStateHandler}'s {@code promise.unvoid()} gives it: one object
+     * per such write, where IdleStateHandler's promise also needs a listener array for its second listener (the void
+     * promise's failure listener and its own; {@code VoidPromiseTest} measures both). A failure goes to the void
+     * promise, which fires it down the pipeline if it is the channel's, as unvoid()'s promise does.
      */
     static final class VoidWrite extends DefaultChannelPromise {
 
@@ -1054,10 +1048,15 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     }
 
     /**
-     * Worker, under an action budget, before it pushes this handler to its event loop's batch: the word
-     * handed over waited {@code nanos} for the budget (see {@link GuardState#deferredBy}).
+     * Worker, under an action budget, before it pushes this handler to its event loop's batch: the word handed
+     * over waited {@code nanos} for the budget (see {@link GuardState#deferredBy}); the policy's verdicts that
+     * traffic meanwhile made void are taken out of it ({@link HandlerPolicy#outdatedBits}).
      */
     void handedAfter(long nanos) {
+        if (nanos > 0) {
+            Plan cfg = ((BoundConfig) CONFIG.getAcquire(this)).config;
+            ACTIONS.getAndBitwiseAnd(this, ~cfg.policy.outdatedBits(this, cfg));
+        }
         if (SIDE.getOpaque(this) instanceof GuardState g) {
             g.deferredBy(nanos);
         }

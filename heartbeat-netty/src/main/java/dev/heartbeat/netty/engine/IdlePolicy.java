@@ -194,6 +194,31 @@ public abstract class IdlePolicy extends HandlerPolicy {
         return verdict(h, nextCheck(h, cfg, third), bits);
     }
 
+    /**
+     * The kinds whose verdict is void: the worker's latest check of the kind found it not idle, or found it idle
+     * as of a time less than a timeout after the activity now stamped (traffic came after that check). An idle
+     * verdict waiting in the budget past a read and a whole timeout after it would else fire in the new spell,
+     * before or beside the verdict of the worker's own check of that spell: two events a timeout apart at most
+     * (the interaction model, seed 5450). A kind the worker found idle again since the traffic keeps its bits,
+     * merged into one event of the new spell, and its first-event bit from that check.
+     */
+    @Override
+    int outdatedBits(HeartbeatHandler h, Plan cfg) {
+        AllIdleCheck third = third(h, cfg);
+        if (allThree(cfg) && third == null) {
+            return 0; // a stale configuration: the event loop drops its verdicts
+        }
+        int outdated = 0;
+        for (int kind = CheckOrder.READER; kind <= CheckOrder.ALL; kind++) {
+            long timeout = CheckOrder.timeout(cfg, kind);
+            if (timeout > 0 && ((h.judgement() & wasIdleFlag(kind)) == 0
+                    || due(h, cfg, third, kind) - timeout - CheckOrder.lastActivity(h, kind) < timeout)) {
+                outdated |= eventBit(kind, true) | eventBit(kind, false);
+            }
+        }
+        return outdated;
+    }
+
     /** The earliest of the enabled checks. */
     private static long nextCheck(HeartbeatHandler h, Plan cfg, AllIdleCheck third) {
         long next = 0;

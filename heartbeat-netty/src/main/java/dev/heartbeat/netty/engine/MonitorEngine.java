@@ -186,7 +186,7 @@ public final class MonitorEngine {
 
     public MonitorEngine(Ticker ticker, boolean manual, Duration tick, String threadName, int maxExpirationsPerCycle,
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
-            int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase) {
+            int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase, int gridBurst) {
         this.ticker = ticker;
         this.manual = manual;
         this.randomness = randomness;
@@ -200,7 +200,7 @@ public final class MonitorEngine {
                 .maxExpirationsPerCycle(maxExpirationsPerCycle)
                 .build();
         long tickNanos = worker.tickNanos();
-        this.grid = new CheckGrid(gridPhase, tickNanos);
+        this.grid = new CheckGrid(gridPhase, tickNanos, gridBurst);
         this.maxCoalescingNanos = maxCoalescingNanos;
         this.hostExecutor = hostExecutor;
         this.hostWatchdog = hostWatchdog;
