@@ -24,8 +24,12 @@ package dev.heartbeat.netty.engine;
  */
 public final class CheckGrid {
 
-    /** The most checks a point takes before later ones go to a finer grid: a hosted cycle's chunk. */
-    public static final int BURST = 64;
+    /**
+     * The most checks a point takes before later ones go to a finer grid: half a hosted cycle's chunk of 64. At a
+     * million connections (the load test's 1M local run) 64 left the ping wave's echo tail at 1.1 of
+     * {@code IdleStateHandler}'s, 32 at par ({@code load-test/docs/results.md}).
+     */
+    public static final int BURST = 32;
     /**
      * Ticks the table spans: 4.4 s of the default tick. Checks placed for one point are placed at about the same
      * time (a wave of connections, the re-arms of a cycle), so points further apart may share a slot.
