@@ -340,9 +340,12 @@ class InteractionModelTest {
      * Seeds beyond the default run's that once failed with the draws of today's episodes (answered reads, coalescing),
      * rerun as the default run runs them: 5450, a second READER_IDLE 43 ms after the first under a readerIdle of 55
      * ms, with coalescing and an action budget of 50/s: a verdict of the spell before a read waited 85 ms for the
-     * budget, and was handed over once the new spell had lasted a timeout, beside the worker's own verdict for it.
+     * budget, and was handed over once the new spell had lasted a timeout, beside the worker's own verdict for it;
+     * 19976, an all-idle close 70 ms late: a tracked write, completed unseen by a goodbye's flush while a configuration
+     * that tracks no writes was in force, was stamped at the first close verdict after a switch back
+     * ({@code PromiseRegressionTest#aWriteCompletedUnseenBeforeAReconfigurationIsNoLaterActivity}).
      */
-    private static final long[] PINNED_DRAWN_SEEDS = {5450};
+    private static final long[] PINNED_DRAWN_SEEDS = {5450, 19976};
 
     @Test
     void pinnedSeedsKeepEveryDocumentedPromise() {

@@ -538,4 +538,34 @@ class PromiseRegressionTest {
         assertEquals(2, r.events.size(), "both fire at 1.9 s: " + r.events);
         assertSame(FIRST_READER_IDLE_STATE_EVENT, r.events.get(0));
     }
+
+    // ------------------------------------------------------------------ the interaction model's seed 19976
+
+    /**
+     * Idleness is measured afresh from a reconfiguration: a tracked write that a flush completed unseen (one that
+     * did not pass the handler) while a configuration that tracks no writes was in force is no activity after a
+     * switch back to one that does. It was: the first close verdict settled the write's promise then, stamped it,
+     * and found the channel busy (the interaction model, seed 19976: an all-idle close 70 ms late).
+     */
+    @Test
+    void aWriteCompletedUnseenBeforeAReconfigurationIsNoLaterActivity() {
+        HeartbeatConfig tracking = HeartbeatConfig.closeWhenIdle().allIdle(Duration.ofMillis(70)).build();
+        HeartbeatConfig notTracking = HeartbeatConfig.events().readerIdle(Duration.ofSeconds(10)).build();
+        ChannelOutboundHandlerAdapter front = new ChannelOutboundHandlerAdapter();
+        EmbeddedChannel ch = channel(front, monitor.newHandler(tracking));
+        advance(10);
+        ch.write("OUT"); // tracked; not flushed, so its promise waits
+        monitor.reconfigure(ch, notTracking);
+        ch.pipeline().context(front).flush(); // completes the write without passing Heartbeat
+        advance(10);
+        monitor.reconfigure(ch, tracking);
+        long ms = 0;
+        while (ch.isOpen() && ms < 300) {
+            advance(1);
+            ms++;
+        }
+        assertFalse(ch.isOpen(), "still open 300 ms after the switch");
+        assertTrue(ms <= 70 + LATE, "closed " + ms + " ms after the switch to a 70 ms all-idle close");
+        assertTrue(ms >= 70, "closed " + ms + " ms after the switch: early");
+    }
 }

@@ -365,6 +365,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         if (active) {
             stampRead(now);
             stampWrite(now);
+            settlePendingWrite(); // a write completed before now, unseen under the old one, is no later activity
             if (!cfg.tracksAnything() && !carriesGoodbye(cfg)) {
                 monitor.worker.cancel(this);
             } else if (!monitor.worker.schedule(this, firstCheck(cfg, now))) {
