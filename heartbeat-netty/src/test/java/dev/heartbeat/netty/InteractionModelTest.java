@@ -175,7 +175,11 @@ class InteractionModelTest {
      * since the last read) and 103 seed 1678 (an overload close later than its bound), both fixed since
      * ({@link #PINNED_SEEDS}). Seeds 3001-13000 then found 19 failing episodes, all late closes (items 1, 12,
      * 104, 108, 109), none early; each cause fixed and a seed of each pinned. After those fixes, the survey of
-     * seeds 1-13000 (26,000,000 steps) with nothing tolerated finds no failure.
+     * seeds 1-13000 (26,000,000 steps) with nothing tolerated finds no failure. With coalescing drawn too, the survey
+     * of seeds 1-50000 found 5450 (checkNeverEarly) and 19976 (a late close; it fails without coalescing too), both
+     * fixed ({@link #PINNED_DRAWN_SEEDS}), three closes a window late that the model's bound had missed (a veto hold's
+     * look and a write stall's looks are coalesced checks too: 27181, 27475, 20641), and 20331 (item 1; it fails
+     * without coalescing too), fixed and pinned as well. After those fixes the same survey finds no failure.
      * {@code -Dheartbeat.model.openChecks=checkNeverEarly,...} tolerates a check again.
      */
     static final String OPEN_CHECKS = "";
@@ -343,9 +347,12 @@ class InteractionModelTest {
      * budget, and was handed over once the new spell had lasted a timeout, beside the worker's own verdict for it;
      * 19976, an all-idle close 70 ms late: a tracked write, completed unseen by a goodbye's flush while a configuration
      * that tracks no writes was in force, was stamped at the first close verdict after a switch back
-     * ({@code PromiseRegressionTest#aWriteCompletedUnseenBeforeAReconfigurationIsNoLaterActivity}).
+     * ({@code PromiseRegressionTest#aWriteCompletedUnseenBeforeAReconfigurationIsNoLaterActivity}); 20331 (item 1), a
+     * PING_TIMEOUT close 4 ms beyond its bound: a reader-idle close decided while the veto held another looked again
+     * only at the hold's end, so an answer during the hold was seen 353 ms later (interval 74 ms), and the next ping
+     * with it.
      */
-    private static final long[] PINNED_DRAWN_SEEDS = {5450, 19976};
+    private static final long[] PINNED_DRAWN_SEEDS = {5450, 19976, 20331};
 
     @Test
     void pinnedSeedsKeepEveryDocumentedPromise() {
