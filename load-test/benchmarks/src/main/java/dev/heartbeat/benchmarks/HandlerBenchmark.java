@@ -46,8 +46,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code heartbeatAll}, {@code idleStateHandlerAll}: all three idle kinds, 60 s each
  *     ({@code events(60, 60, 60)}; {@code IdleStateHandler(60, 60, 60)}).</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
- * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler} that passes everything on: what any
- *     extra handler costs, the floor for an idle handler that lives in the pipeline.</li>
+ * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler}. Netty skips it on every path (its
+ *     methods are {@code @Skip}), so it costs next to nothing: not a floor for a handler that tracks
+ *     writes.</li>
+ * <li>{@code passWrite}: a handler that overrides {@code write} only and passes it on, as
+ *     {@code IdleStateHandler} does (Netty skips it on {@code flush}).</li>
+ * <li>{@code passThrough}: a handler that overrides {@code write} and {@code flush} and only passes them
+ *     on, as Heartbeat's write-tracking handler does: what being on both paths costs.</li>
+ * <li>{@code clockPerWrite}: the same, storing {@code System.nanoTime()} after each write it passes on:
+ *     the floor for a handler that reads the clock once per write ({@code IdleStateHandler} does, in its
+ *     listener; Heartbeat does once per flush).</li>
  * </ul>
  * In the first two, both idle handlers track reads and writes, so both pay for both paths.
  *
@@ -81,7 +89,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class HandlerBenchmark {
 
     @Param({"heartbeat", "idleStateHandler", "heartbeatReader", "idleStateHandlerReader", "heartbeatAll",
-        "idleStateHandlerAll", "none", "noopHandler"})
+        "idleStateHandlerAll", "none", "noopHandler", "passWrite", "passThrough",
+        "clockPerWrite"})
     public String impl;
 
     private static final Object MESSAGE = "a line";
@@ -122,6 +131,15 @@ public class HandlerBenchmark {
                 break;
             case "noopHandler":
                 idle = new ChannelDuplexHandler();
+                break;
+            case "passWrite":
+                idle = new PassWrite();
+                break;
+            case "passThrough":
+                idle = new PassThrough(false);
+                break;
+            case "clockPerWrite":
+                idle = new PassThrough(true);
                 break;
             default:
                 throw new IllegalArgumentException("unknown impl: " + impl);
@@ -195,6 +213,38 @@ public class HandlerBenchmark {
                 answered = false;
                 ctx.flush();
             }
+        }
+    }
+
+    /** On the write path only, doing nothing there: see {@link #impl}. */
+    static final class PassWrite extends ChannelDuplexHandler {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            ctx.write(msg, promise);
+        }
+    }
+
+    /** On the write and flush paths, doing nothing there but (if {@code clock}) a clock read per write: see {@link #impl}. */
+    static final class PassThrough extends ChannelDuplexHandler {
+        private final boolean clock;
+        /** The latest stamp, kept so the clock read is not dead code. */
+        long lastWrite;
+
+        PassThrough(boolean clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            ctx.write(msg, promise);
+            if (clock) {
+                lastWrite = System.nanoTime();
+            }
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            ctx.flush();
         }
     }
 
