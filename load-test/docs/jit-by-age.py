@@ -18,7 +18,6 @@ prints, per demo server (the mean of the recorded ones), the compilations (jdk.C
 and their wall time, and the deoptimizations (jdk.Deoptimization); then, for those started FROM to TO s after
 the JVM started (default 50 to 70, the first wave of pings with the load test's defaults), the code they
 compiled by origin (Heartbeat, Netty, the demo server, the rest by package), Heartbeat's classes, the
-compilers' wall time by origin, the C2 roots by wall time (with the largest bytecode each inlined), the
 deoptimizations by origin and reason, and over the whole recording the C2 recompilations (a method compiled at
 level 4 more than once: after a deoptimization, or as a new root) by origin. Needs the JDK's jfr tool on the PATH.
 """
@@ -54,8 +53,6 @@ def main(args):
     count, own, wall = collections.Counter(), collections.Counter(), collections.Counter()
     origins, classes = collections.Counter(), collections.Counter()
     deopts, deopt_origins, recompiled = collections.Counter(), collections.Counter(), collections.Counter()
-    roots, root_count, origin_wall = collections.Counter(), collections.Counter(), collections.Counter()
-    root_bytes = {}
     servers = skipped = 0
     for path in sorted(glob.glob(directory + '/*.jfr')):
         out = subprocess.run(['jfr', 'print', '--json', '--events',
@@ -92,13 +89,6 @@ def main(args):
                 own[bucket] += 1
             if low <= age < high:
                 origins[origin(cls)] += 1
-                level = e['values'].get('compileLevel')
-                origin_wall['%s C%d' % (origin(cls), 2 if level == 4 else 1)] += seconds(e['values']['duration'])
-                if level == 4:
-                    root = '%s.%s' % (cls.split('.')[-1], e['values']['method']['name'])
-                    roots[root] += seconds(e['values']['duration'])
-                    root_count[root] += 1
-                    root_bytes[root] = max(root_bytes.get(root, 0), e['values'].get('inlinedBytes', 0))
                 if origin(cls) == 'Heartbeat':
                     classes[cls.split('.')[-1].split('$')[0]] += 1
         for (cls, _, _), n in c2.items():
@@ -116,11 +106,6 @@ def main(args):
         '%s %.1f' % (k, v / servers) for k, v in origins.most_common(12))))
     print('  Heartbeat\'s classes then: %s' % ', '.join(
         '%s %.1f' % (k, v / servers) for k, v in classes.most_common(14)))
-    print('  compilers\' wall time then (origin, compiler; s): %s' % ', '.join(
-        '%s %.2f' % (k, v / servers) for k, v in origin_wall.most_common(10)))
-    print('  C2 roots then by wall time (root, compilations, wall ms, largest inlined bytecode):')
-    for root, w in roots.most_common(15):
-        print('    %-70s %5.1f %7.1f %6d' % (root, root_count[root] / servers, 1000 * w / servers, root_bytes[root]))
     print('  deoptimized %g to %g s (origin, reason): %s' % (low, high, ', '.join(
         '%s %.1f' % (k, v / servers) for k, v in deopt_origins.most_common(12))))
     print('  C2 recompilations, whole recording (origin): %s' % ', '.join(
