@@ -32,6 +32,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.junit.jupiter.api.Test;
@@ -41,7 +43,9 @@ import org.junit.jupiter.api.Test;
  * (reads, reads the application answers within their batch, racing the event loop's actions or not,
  * writes with ordinary and void promises, flushes, writability changes, answers and
  * non-answers to pings, reconfigures to any other generated configuration, drains, veto answers, an
- * action budget, coalescing, overload on and off, user closes, handler removal, virtual time), on several
+ * action budget, coalescing, overload on and off, user closes, handler removal, handlers on an executor of their own
+ * ({@link ManualExecutor}: every call from the channel's loop waits there, and the loop completes their writes outside
+ * it), virtual time), on several
  * {@code EmbeddedChannel}s of one monitor driven in virtual time, checked after every step against a
  * small reference model of Heartbeat's documented promises (see the {@code check...} methods, each
  * citing the Javadoc it encodes).
@@ -376,7 +380,7 @@ class InteractionModelTest {
      * before those were drawn.
      */
     private String outcome(long seed, long drawSeed, boolean today) {
-        Episode episode = new Episode(seed, drawSeed, today);
+        Episode episode = new Episode(seed, drawSeed, today, false);
         String end;
         try {
             episode.run(EPISODE_STEPS);
@@ -439,6 +443,13 @@ class InteractionModelTest {
         final long phase;
         final boolean lazy;
         /**
+         * The handlers' executors of their own ({@code pipeline.addLast(executor, name, handler)}), none, one or two,
+         * shared by the channels whose handler is put on one (drawn per channel), and the stream of those draws, a
+         * stream apart (as {@link #echoRnd}); none in the reruns of the seeds found before they were drawn.
+         */
+        final ManualExecutor[] executors;
+        final Random executorRnd;
+        /**
          * What the model allows an action beyond its deadline: {@link #SLACK} plus the widest coalescing window of
          * the episode's configurations ({@code maxCoalescing}: "the most an idle channel's action may be delayed").
          */
@@ -496,14 +507,15 @@ class InteractionModelTest {
         int nextChan;
 
         Episode(long seed) {
-            this(seed, seed, true);
+            this(seed, seed, true, true);
         }
 
         /**
          * The episode of {@code seed}, with Heartbeat's draws from {@code drawSeed}'s (the same, but in a test), with
-         * answered reads and coalescing drawn if {@code echoes}.
+         * answered reads and coalescing drawn if {@code echoes}, and the handlers' executors of their own if
+         * {@code ownExecutors}.
          */
-        Episode(long seed, long drawSeed, boolean echoes) {
+        Episode(long seed, long drawSeed, boolean echoes, boolean ownExecutors) {
             rnd = new Random(seed);
             echoRnd = echoes ? new Random(seed ^ 0x5DEECE66DL) : null;
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(rnd.nextInt(20)));
@@ -519,10 +531,17 @@ class InteractionModelTest {
             burst = gridRnd == null ? CheckGrid.BURST : bursts[gridRnd.nextInt(bursts.length)];
             phase = gridRnd == null ? 0 : gridRnd.nextLong();
             lazy = coalescing > 0 && gridRnd.nextInt(3) == 0;
+            executorRnd = ownExecutors ? new Random(seed * 0xC2B2AE3D27D4EB4FL) : null;
+            executors = new ManualExecutor[executorRnd == null ? 0 : executorRnd.nextInt(3)];
+            for (int i = 0; i < executors.length; i++) {
+                executors[i] = new ManualExecutor(this::now);
+            }
             monitor = HeartbeatMonitor.builder().manual(new SeededRandomness(drawSeed)).ticker(ticker)
                     .maxCoalescing(Duration.ofNanos(coalescing)).gridPhase(phase).gridBurst(burst)
                     .lazyHandOffs(lazy).actionBudget(budget).build();
             monitorFeatures.add(budget == 0 ? "no actionBudget" : "actionBudget");
+            monitorFeatures.add(executors.length == 0 ? "handlers on their channel's loop"
+                    : executors.length + " executor(s) of handlers' own");
             monitorFeatures.add(coalescing == 0 ? "no coalescing" : "coalescing up to 2^"
                     + Long.numberOfTrailingZeros(coalescing) + " ns" + (burst < CheckGrid.BURST ? ", gridBurst " + burst
                     : "") + (lazy ? ", lazyHandOffs" : ""));
@@ -577,6 +596,7 @@ class InteractionModelTest {
         }
 
         void close() {
+            settle();
             for (Chan c : all) {
                 c.ch.finishAndReleaseAll();
             }
@@ -666,11 +686,20 @@ class InteractionModelTest {
             c.ch = new EmbeddedChannel();
             byChannel.put(c.ch, c);
             c.ch.closeFuture().addListener(f -> closed(c));
-            c.ch.pipeline().addLast("heartbeat", handler).addLast("recorder", new Recorder(c));
+            ManualExecutor executor = executors.length == 0 || executorRnd.nextInt(3) == 0 ? null
+                    : executors[executorRnd.nextInt(executors.length)];
+            c.ownExecutor = executor != null;
+            if (executor != null) {
+                c.completer = new LoopCompleter();
+                c.ch.pipeline().addLast("completer", c.completer);
+            }
+            c.ch.pipeline().addLast(executor, "heartbeat", handler).addLast("recorder", new Recorder(c));
             chans.add(c);
             all.add(c);
+            settle(); // the handler is added on its executor
             monitor.runOnce();
-            note("open " + c.id + " with " + s);
+            settle(); // what that cycle handed a handler's own executor runs before the next step reaches it
+            note("open " + c.id + " with " + s + (executor == null ? "" : ", its handler on an executor of its own"));
             return c;
         }
 
@@ -681,14 +710,15 @@ class InteractionModelTest {
                 checkNoEntryExpiredTwicePerDueTime(work);
                 Chan racing = raceRead;
                 raceRead = null;
-                if (racing != null && racing.ch.isOpen()) {
+                if (racing != null && racedOnOwnExecutor(racing)) {
                     read(racing, "DATA"); // the worker judged before this read; its actions run after it
                 }
                 Chan echoing = raceEcho;
                 raceEcho = null;
-                if (echoing != null && echoing.ch.isOpen()) {
+                if (echoing != null && racedOnOwnExecutor(echoing)) {
                     echo(echoing, echoRnd.nextBoolean(), true); // the worker judged before; its actions run inside
                 }
+                settle();
                 for (int k = 0; k < chans.size(); k++) {
                     Chan c = chans.get(k);
                     c.ch.runPendingTasks();
@@ -701,9 +731,25 @@ class InteractionModelTest {
             }
         }
 
+        /**
+         * A read racing the actions of the worker's cycle, on a handler on an executor of its own: the read reaches
+         * the executor behind the actions that cycle queued there, so they run before it (a handler on the channel's
+         * loop reads first, as the race is drawn).
+         *
+         * @return whether the channel is still open to read
+         */
+        boolean racedOnOwnExecutor(Chan c) {
+            if (c.ownExecutor && c.ch.isOpen()) {
+                settle();
+                drainOutbound(c); // what they wrote, before the read
+            }
+            return c.ch.isOpen();
+        }
+
         void read(Chan c, String msg) {
             note("read " + msg + " on " + c.id);
             c.ch.writeInbound(msg); // read + readComplete: one read batch
+            settle();
             readDone(c, msg);
         }
 
@@ -720,6 +766,7 @@ class InteractionModelTest {
             c.actInside = actInside;
             try {
                 c.ch.writeInbound("DATA");
+                settle(); // the answer is written while the handler's executor passes the read on
             } finally {
                 c.answer = Chan.NO_ANSWER;
             }
@@ -777,6 +824,7 @@ class InteractionModelTest {
                 } else {
                     c.ch.writeAndFlush("OUT");
                 }
+                settle();
                 flushed(c);
                 c.lastWriteSure = now();
             } else {
@@ -785,6 +833,7 @@ class InteractionModelTest {
                 } else {
                     c.ch.write("OUT");
                 }
+                settle();
                 if (!c.pending) {
                     c.pending = true;
                     c.pendingSince = now();
@@ -797,6 +846,7 @@ class InteractionModelTest {
         void flush(Chan c) {
             note("flush " + c.id);
             c.ch.flush();
+            settle();
             if (c.pending) {
                 if (c.pendingWriteConfig == c.reconfigures) { // a write of the batch came under this configuration
                     c.lastWriteSure = now();
@@ -829,6 +879,7 @@ class InteractionModelTest {
             }
             c.unwritable = unwritable;
             c.ch.runPendingTasks();
+            settle();
         }
 
         void reconfigure(Chan c, ModelSpec to) {
@@ -851,6 +902,7 @@ class InteractionModelTest {
             c.reconfigured(to, t);
             c.startedUnderOverload = factor < 1;
             c.ch.runPendingTasks();
+            settle(); // a handler on an executor of its own is reconfigured there
         }
 
         void drain(Duration window) {
@@ -903,6 +955,7 @@ class InteractionModelTest {
             c.userClosed = true;
             c.ch.close();
             c.ch.runPendingTasks();
+            settle();
         }
 
         void removeHandler(Chan c) {
@@ -913,10 +966,38 @@ class InteractionModelTest {
             c.ch.pipeline().remove(c.handler);
             c.handlerPresent = false;
             c.ch.runPendingTasks();
+            settle();
+        }
+
+        /**
+         * Runs what waits on the handlers' executors of their own, and on the channels' loops, until nothing does:
+         * a call that reaches a handler on its executor from the channel's loop (or the test's thread) waits there,
+         * as it would for a thread of a {@code DefaultEventExecutorGroup}, and runs before the step ends, in the
+         * same virtual moment. Nothing in an episode without such executors.
+         */
+        void settle() {
+            if (executors.length == 0) {
+                return;
+            }
+            boolean waiting;
+            do {
+                for (ManualExecutor x : executors) {
+                    x.runAll();
+                }
+                waiting = false;
+                for (Chan c : all) {
+                    c.ch.runPendingTasks();
+                    waiting |= c.completer != null && c.completer.completeTaken();
+                }
+                for (ManualExecutor x : executors) {
+                    waiting |= x.hasTasks();
+                }
+            } while (waiting);
         }
 
         /** What Heartbeat wrote: pings and goodbyes are checked; the application's own writes are dropped. */
         void drainOutbound(Chan c) {
+            boolean completedByGoodbye = false;
             for (Object msg; (msg = c.ch.readOutbound()) != null; ) {
                 if (LineProbe.PING.equals(msg)) {
                     note(c.id + " was pinged");
@@ -938,12 +1019,27 @@ class InteractionModelTest {
                         // now, and count as writes, as IdleStateHandler counts a write at its completion. The
                         // goodbye itself is Heartbeat's own, written from its handler's context, and is no
                         // write activity (lifecycle-guards.md; family 109, seed 207: the model missed this).
-                        if (c.pendingWriteConfig == c.reconfigures) {
-                            c.lastWriteSure = now();
+                        if (c.ownExecutor) {
+                            // A handler on an executor of its own learns of a completion on the channel's loop when
+                            // the loop's notice reaches its executor: after the rest of the batch that said the
+                            // goodbye, whose actions (a ping, seed 431) it decided without it, as any handler on
+                            // another thread than the socket's would.
+                            completedByGoodbye = true;
+                            c.pending = false;
+                        } else {
+                            if (c.pendingWriteConfig == c.reconfigures) {
+                                c.lastWriteSure = now();
+                            }
+                            flushed(c);
                         }
-                        flushed(c);
                     }
                 }
+            }
+            if (completedByGoodbye) {
+                if (c.pendingWriteConfig == c.reconfigures) {
+                    c.lastWriteSure = now();
+                }
+                flushed(c);
             }
         }
 
@@ -964,14 +1060,7 @@ class InteractionModelTest {
                     userClose(c); // a tolerated failure: the channel leaves, so that it does not fail again
                 }
             }
-            chans.removeIf(c -> {
-                if (!c.ch.isOpen()) {
-                    checkHeartbeatClosesSayWhy(c);
-                    leftSinceLastCycle++; // its cancel request may still be on its way to the worker
-                    return true;
-                }
-                return false;
-            });
+            forgetClosed();
             checkDueClosesHappenInTheirBound();
             checkVetoAskedAgainAtExtensionEnd();
             HeartbeatStats stats = monitor.stats();
@@ -980,7 +1069,20 @@ class InteractionModelTest {
             rethrow();
             if (refill && chans.size() < 2) {
                 open();
+                forgetClosed(); // a handler's own executor ran the cycle's actions for the others as it opened
             }
+        }
+
+        /** The channels that closed leave the step's choice. */
+        void forgetClosed() {
+            chans.removeIf(c -> {
+                if (!c.ch.isOpen()) {
+                    checkHeartbeatClosesSayWhy(c);
+                    leftSinceLastCycle++; // its cancel request may still be on its way to the worker
+                    return true;
+                }
+                return false;
+            });
         }
 
         /** The end of an episode: every channel closes; nothing may be left behind. */
@@ -1641,6 +1743,41 @@ class InteractionModelTest {
         }
 
         /** The last handler in each channel's pipeline: the application, which sees Heartbeat's events. */
+        /**
+         * In front of a handler on an executor of its own: a write the channel took completes when the channel's loop
+         * next runs outside that executor ({@link #completeTaken}, from {@link Episode#settle}), as a transport's
+         * loop completes a socket write on its own thread. (An embedded channel would complete it inside the call
+         * that reached it, on the handler's executor, and run the loop's tasks there too.) A void promise passes as it
+         * is: the handler gives a void-promise write a promise of its own.
+         */
+        static final class LoopCompleter extends ChannelOutboundHandlerAdapter {
+            private final ArrayDeque<Runnable> taken = new ArrayDeque<>();
+
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                if (promise.isVoid()) {
+                    ctx.write(msg, promise);
+                    return;
+                }
+                ctx.write(msg).addListener(f -> taken.add(() -> {
+                    if (f.isSuccess()) {
+                        promise.trySuccess();
+                    } else {
+                        promise.tryFailure(f.cause());
+                    }
+                }));
+            }
+
+            /** Completes the writes the channel took; returns whether there were any. */
+            boolean completeTaken() {
+                boolean any = !taken.isEmpty();
+                for (Runnable r; (r = taken.poll()) != null; ) {
+                    r.run();
+                }
+                return any;
+            }
+        }
+
         final class Recorder extends ChannelInboundHandlerAdapter {
             private final Chan chan;
 
@@ -1698,6 +1835,10 @@ class InteractionModelTest {
         EmbeddedChannel ch;
         ChannelHandler handler;
         boolean handlerPresent = true;
+        /** Whether its handler runs on an executor of its own ({@link Episode#executors}). */
+        boolean ownExecutor;
+        /** In front of a handler on an executor of its own, else null. */
+        Episode.LoopCompleter completer;
         boolean userClosed;
         boolean tainted;
         long closedAt = NONE;
@@ -1834,6 +1975,7 @@ class InteractionModelTest {
         public String toString() {
             return "channel " + id + " #" + spec.id + (ch.isOpen() ? " open" : " closed at " + closedAt / MS + " ms")
                     + (handlerPresent ? "" : " (handler removed)") + (userClosed ? " (user closed)" : "")
+                    + (ownExecutor ? " (handler on an executor of its own)" : "")
                     + ", active at " + activation / MS + " ms, config since " + cfgStart / MS + " ms, read "
                     + ms(lastRead) + ", write " + ms(lastWrite) + ", pings unanswered " + pingsSinceSettle
                     + ", goodbyes " + goodbyeReasons + ", closes " + closeReasons;
