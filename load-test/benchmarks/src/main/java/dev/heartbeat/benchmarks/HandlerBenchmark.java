@@ -224,7 +224,10 @@ public class HandlerBenchmark {
         }
     }
 
-    /** On the write and flush paths, doing nothing there but (if {@code clock}) a clock read per write: see {@link #impl}. */
+    /**
+     * On the write and flush paths, doing nothing there but (if {@code clock}) a clock read per write: see
+     * {@link #impl}.
+     */
     static final class PassThrough extends ChannelDuplexHandler {
         private final boolean clock;
         /** The latest stamp, kept so the clock read is not dead code. */
