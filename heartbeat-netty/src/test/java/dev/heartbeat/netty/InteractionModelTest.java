@@ -682,6 +682,7 @@ class InteractionModelTest {
             }
         }
 
+        @SuppressWarnings("deprecation") // Netty 4.2 deprecates addLast with an executor group; 4.1 has no successor
         Chan open() {
             ModelSpec s = specs.get(rnd.nextInt(specs.size()));
             Chan c = new Chan(nextChan++, s, now());

@@ -20,6 +20,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
  * loop queues the call here, as it would for a {@code DefaultEventExecutorGroup}'s thread. Scheduled tasks
  * come due by {@code clock} (virtual nanoseconds, never negative), as a Netty executor's by its own.
  */
+@SuppressWarnings("deprecation") // Netty 4.2 deprecates getCurrentTimeNanos for its Ticker, which 4.1 lacks
 final class ManualExecutor extends AbstractScheduledEventExecutor {
 
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
