@@ -1033,20 +1033,22 @@ class InteractionModelTest {
                             completedByGoodbye = true;
                             c.pending = false;
                         } else {
-                            if (c.pendingWriteConfig == c.reconfigures) {
-                                c.lastWriteSure = now();
-                            }
-                            flushed(c);
+                            completedByGoodbye(c);
                         }
                     }
                 }
             }
             if (completedByGoodbye) {
-                if (c.pendingWriteConfig == c.reconfigures) {
-                    c.lastWriteSure = now();
-                }
-                flushed(c);
+                completedByGoodbye(c);
             }
+        }
+
+        /** The application's writes waiting before a goodbye completed with its flush. */
+        private void completedByGoodbye(Chan c) {
+            if (c.pendingWriteConfig == c.reconfigures) {
+                c.lastWriteSure = now();
+            }
+            flushed(c);
         }
 
         void closed(Chan c) {
