@@ -26,6 +26,7 @@ module dev.heartbeat.netty {
     requires transitive io.netty.common;
     requires transitive io.netty.handler;
     requires transitive io.netty.transport;
+    requires java.management; // the CPU time of the JFR events' runs (CycleEvents)
     requires org.jctools.core;
     requires org.slf4j;
 

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,11 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The JFR events of {@link FlightEvents}: none is made while no recording enables them, and a recording
  * gets one {@code dev.heartbeat.BatchRun} per run of a hand-off batch (a continued one marked so) and one
- * {@code dev.heartbeat.HostedCycle} per hosted cycle, each with its thread and duration.
+ * {@code dev.heartbeat.HostedCycle} per hosted cycle, each with its thread, duration and CPU time.
  */
 class FlightEventsTest {
 
     private static final long PING_COST = TimeUnit.MICROSECONDS.toNanos(10);
+    /** The CPU time the expiring hosted cycle spends, by its thread's CPU clock. */
+    private static final long EXPIRY_CPU = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final ManualTicker ticker = new ManualTicker(0);
     private final BoundedBatchRunTest.StepLoop loop = new BoundedBatchRunTest.StepLoop();
@@ -98,6 +103,14 @@ class FlightEventsTest {
         assertEquals(2, cycles.size(), "two hosted cycles: " + cycles);
         assertEquals(1, cycles.get(0).getInt("work"), "the first applied the schedule request");
         assertEquals(1, cycles.get(1).getInt("work"), "the second expired the entry");
+        List<RecordedEvent> all = new ArrayList<>(runs);
+        all.addAll(cycles);
+        for (RecordedEvent e : all) {
+            assertTrue(e.getDuration("cpuTime").toNanos() >= 0, "CPU time measured (Linux measures it): " + e);
+        }
+        // The expiring cycle's handler spent EXPIRY_CPU of its thread's CPU time; the first cycle spent none of that.
+        assertTrue(cycles.get(1).getDuration("cpuTime").toNanos() >= EXPIRY_CPU, cycles.get(1).toString());
+        assertTrue(cycles.get(0).getDuration("cpuTime").toNanos() < EXPIRY_CPU, cycles.get(0).toString());
         assertTrue(Files.size(file) > 0);
     }
 
@@ -124,7 +137,8 @@ class FlightEventsTest {
     }
 
     private void hostedCycles() {
-        worker = TimerWorker.builder((TimerEntry e, long now) -> { }).ticker(ticker).threadName("jfr-test").build();
+        worker = TimerWorker.builder((TimerEntry e, long now) -> spendCpu(EXPIRY_CPU)).ticker(ticker)
+                .threadName("jfr-test").build();
         EventLoopHost host = new EventLoopHost(loop, worker);
         worker.startHosted(host, Duration.ofMinutes(1)); // asks the loop for a cycle: queued, not run
         loop.tasks.clear();
@@ -132,5 +146,15 @@ class FlightEventsTest {
         host.run();
         ticker.advance(10, TimeUnit.MILLISECONDS);
         host.run();
+    }
+
+    /** Works (no sleep) until the calling thread has spent {@code nanos} more of CPU time, by its CPU clock. */
+    private static void spendCpu(long nanos) {
+        long start = THREADS.getCurrentThreadCpuTime();
+        long sink = 0;
+        while (THREADS.getCurrentThreadCpuTime() - start < nanos) {
+            sink += System.identityHashCode(THREADS);
+        }
+        assertTrue(sink != 1); // keeps the loop's work
     }
 }

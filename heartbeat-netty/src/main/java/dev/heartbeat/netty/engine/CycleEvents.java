@@ -4,23 +4,37 @@
  */
 package dev.heartbeat.netty.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
 
 /**
  * The event classes behind {@link FlightEvents}; only that class calls these methods, and only once it has
  * found {@code jdk.jfr} (initialising this class loads the event classes, and so needs it). Any thread; an
  * event object belongs to the thread that began it.
+ *
+ * <p>Each event also carries the CPU time its thread spent in the run, so that a run whose wall time is long
+ * because the thread was off its core (on a machine with more threads than cores) can be told from one that
+ * worked that long. The thread's CPU clock is read just before the event begins and just after it ends, so the
+ * event's duration does not include those reads (system calls, about a microsecond each on a virtual machine),
+ * and its CPU time does, at most. Only while a recording enables the event; else nothing is read.
  */
 public final class CycleEvents {
 
     /** Asked whether each event is enabled: an instance's {@code isEnabled()} reads its type's setting. */
     private static final HostedCycle HOSTED_CYCLE = new HostedCycle();
     private static final BatchRun BATCH_RUN = new BatchRun();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** Whether the JVM measures a thread's CPU time: else the events' CPU time is -1. */
+    private static final boolean THREAD_CPU =
+            THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
 
     private CycleEvents() {
     }
@@ -35,6 +49,7 @@ public final class CycleEvents {
             return null;
         }
         HostedCycle e = new HostedCycle();
+        e.cpuStart = cpuNow();
         e.begin();
         return e;
     }
@@ -45,6 +60,7 @@ public final class CycleEvents {
         if (e.shouldCommit()) {
             e.work = work;
             e.continued = continued;
+            e.cpuTime = cpuSince(e.cpuStart);
             e.commit();
         }
     }
@@ -54,6 +70,7 @@ public final class CycleEvents {
             return null;
         }
         BatchRun e = new BatchRun();
+        e.cpuStart = cpuNow();
         e.begin();
         return e;
     }
@@ -64,8 +81,19 @@ public final class CycleEvents {
         if (e.shouldCommit()) {
             e.actions = actions;
             e.continued = continued;
+            e.cpuTime = cpuSince(e.cpuStart);
             e.commit();
         }
+    }
+
+    /** The calling thread's CPU clock, or -1 where the JVM does not measure it. */
+    private static long cpuNow() {
+        return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : -1;
+    }
+
+    /** The calling thread's CPU time since {@code start} (from {@link #cpuNow}), or -1 if not measured. */
+    private static long cpuSince(long start) {
+        return start < 0 ? -1 : THREADS.getCurrentThreadCpuTime() - start;
     }
 
     /** One worker cycle run on its host event loop. */
@@ -82,6 +110,14 @@ public final class CycleEvents {
         @Label("Continued")
         @Description("Work was left for a run of its own, queued at once")
         boolean continued;
+
+        @Label("CPU Time")
+        @Description("CPU time the thread spent in this run (with two reads of its CPU clock), -1 if not measured")
+        @Timespan(Timespan.NANOSECONDS)
+        long cpuTime;
+
+        /** The thread's CPU clock when the run began: not recorded. */
+        transient long cpuStart;
     }
 
     /** One run of the hand-off batch of an event loop. */
@@ -98,5 +134,13 @@ public final class CycleEvents {
         @Label("Continued")
         @Description("The run used its time budget and queued the rest as a task of its own")
         boolean continued;
+
+        @Label("CPU Time")
+        @Description("CPU time the thread spent in this run (with two reads of its CPU clock), -1 if not measured")
+        @Timespan(Timespan.NANOSECONDS)
+        long cpuTime;
+
+        /** The thread's CPU clock when the run began: not recorded. */
+        transient long cpuStart;
     }
 }

@@ -9,8 +9,9 @@ import java.util.Optional;
 /**
  * The JDK Flight Recorder events of the work Heartbeat does on event loops: {@code dev.heartbeat.HostedCycle}
  * (a worker cycle run on its host loop) and {@code dev.heartbeat.BatchRun} (one run of a hand-off batch), each
- * with its duration and thread, so that a recording gives the distribution of these tasks per event loop. Both
- * are disabled unless a recording enables them; then a run costs one check of a flag and allocates nothing.
+ * with its duration, thread and CPU time ({@link CycleEvents}), so that a recording gives the distribution of
+ * these tasks per event loop. Both are disabled unless a recording enables them; then a run costs one check of
+ * a flag and allocates nothing.
  *
  * <p>Both are enabled by default in any recording (they have no setting in the JDK's {@code .jfc} files) and
  * have no threshold, so every run is recorded while one runs; without a recording a run costs one check of
