@@ -25,10 +25,11 @@ package dev.heartbeat.netty.engine;
 public final class CheckGrid {
 
     /**
-     * The most checks a point takes before later ones go to a finer grid: half a hosted cycle's chunk of 64. At a
-     * million connections (the load test's 1M local run) the ping wave's echo p99 was a little lower with 32 than
-     * with 64 (medians of 1.99 and 2.15 ms, four runs and three), for about 30 more cycles a second; the ratio to
-     * {@code IdleStateHandler}'s is within the runs' spread either way ({@code load-test/docs/results.md}).
+     * The most checks a point takes before later ones go to a finer grid (chosen when a hosted run read its clock
+     * once per 64 pieces of work, as half of that; it reads it once per 16 now). At a million connections (the load
+     * test's 1M local run) the ping wave's echo p99 was a little lower with 32 than with 64 (medians of 1.99 and
+     * 2.15 ms, four runs and three), for about 30 more cycles a second; the ratio to {@code IdleStateHandler}'s is
+     * within the runs' spread either way ({@code load-test/docs/results.md}).
      */
     public static final int BURST = 32;
     /**
