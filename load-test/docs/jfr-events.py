@@ -8,27 +8,51 @@ usage: jfr-events.py DIR_OR_FILE...   prints, per event type: count, p50, p90, p
                                   same of the CPU time the thread spent in each run (the events' cpuTime, recorded
                                   since it was added; -1 where the JVM does not measure it), and how many of the
                                   runs over 200 us of wall time spent less than 200 us of CPU (off the core).
+       jfr-events.py --ages 0,48,85,115 DIR_OR_FILE...   the same p50, p99 and counts over 200 us (wall time and
+                                  CPU time) for each range of the JVM's age at the event's start, in seconds (the
+                                  last range open-ended), e.g. the connect phase and the two waves of pings of the
+                                  100k tcp run; needs jdk.JVMInformation in the recordings, as timeline.jfc has it.
 """
 import glob, json, os, re, subprocess, sys
+from datetime import datetime
 
 def seconds(d):
     m = re.match(r'PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S', d)
     return int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3)) if m else 0.0
 
+def instant(s):
+    s = s.replace('Z', '')
+    if '.' in s:
+        a, b = s.split('.'); s = a + '.' + b[:6]
+    return datetime.fromisoformat(s)
+
+args = sys.argv[1:]
+ages = None
+if args[:1] == ['--ages']:
+    ages = [float(x) for x in args[1].split(',')]
+    args = args[2:]
 files = []
-for a in sys.argv[1:]:
+for a in args:
     files += sorted(glob.glob(os.path.join(a, '*.jfr'))) if os.path.isdir(a) else [a]
 durs = {}
 cpus = {}
 fields = {}
+by_age = {}
 for f in files:
     if os.path.getsize(f) == 0:
         print(f'{f}: empty, skipped'); continue
-    out = subprocess.run(['jfr', 'print', '--json', '--events', 'dev.heartbeat.HostedCycle,dev.heartbeat.BatchRun', f],
+    out = subprocess.run(['jfr', 'print', '--json', '--events',
+                          'dev.heartbeat.HostedCycle,dev.heartbeat.BatchRun,jdk.JVMInformation', f],
                          capture_output=True, text=True)
     if out.returncode != 0:
         print(f'{f}: {out.stderr.strip()[:200]}'); continue
-    for e in json.loads(out.stdout)['recording']['events']:
+    events = json.loads(out.stdout)['recording']['events']
+    start = [instant(e['values']['jvmStartTime']) for e in events if e['type'] == 'jdk.JVMInformation']
+    if ages and not start:
+        print(f'{f}: no jdk.JVMInformation, skipped'); continue
+    for e in events:
+        if e['type'] == 'jdk.JVMInformation':
+            continue
         t = e['type'].split('.')[-1]
         wall = seconds(e['values']['duration']) * 1e6
         durs.setdefault(t, []).append(wall)
@@ -37,6 +61,12 @@ for f in files:
             cpus.setdefault(t, []).append((seconds(cpu) * 1e6, wall))
         if e['values'].get('continued'):
             fields[t] = fields.get(t, 0) + 1
+        if ages:
+            age = (instant(e['values']['startTime']) - start[0]).total_seconds()
+            i = max([k for k, lo in enumerate(ages) if age >= lo], default=None)
+            if i is not None:
+                c = seconds(cpu) * 1e6 if cpu is not None and not str(cpu).startswith('-') else None
+                by_age.setdefault((t, i), []).append((wall, c))
 for t, v in sorted(durs.items()):
     v.sort(); n = len(v)
     q = lambda p: v[min(n - 1, int(p * n))]
@@ -50,5 +80,15 @@ for t, v in sorted(durs.items()):
         print(f'  CPU time ({m} events): p50 {qc(.5):.1f} us, p90 {qc(.9):.1f}, p99 {qc(.99):.1f}, '
               f'p99.9 {qc(.999):.1f}, max {c[-1]:.1f}; over 200 us: {sum(1 for x in c if x > 200)}; '
               f'over 200 us of wall time but not of CPU: {off}')
+if ages:
+    for (t, i), v in sorted(by_age.items()):
+        hi = f'{ages[i + 1]:g}' if i + 1 < len(ages) else ''
+        w = sorted(x for x, _ in v); c = sorted(x for _, x in v if x is not None)
+        q = lambda s, p: s[min(len(s) - 1, int(p * len(s)))]
+        line = (f'{t}, JVM age {ages[i]:g}-{hi} s: {len(v)} events; wall p50 {q(w, .5):.1f} us, p99 {q(w, .99):.1f}, '
+                f'over 200 us: {sum(1 for x in w if x > 200)}')
+        if c:
+            line += f'; CPU p50 {q(c, .5):.1f}, p99 {q(c, .99):.1f}, over 200 us: {sum(1 for x in c if x > 200)}'
+        print(line)
 if not durs:
     print('no Heartbeat events in', files)

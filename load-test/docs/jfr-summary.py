@@ -16,7 +16,10 @@ then:
                                              them or those that started FROM to TO seconds after their
                                              JVM started; per server: count, inlined bytes, wall time
                                              (a compile's duration is wall time, so it includes waiting
-                                             for a core), and the methods C2 spent longest on
+                                             for a core), the wall time by the compiled method's
+                                             package (Heartbeat's, the demo's, Netty's channel package,
+                                             Netty's others, JCTools', JFR's, the JDK's), and the methods
+                                             C2 spent longest on
   jfr-summary.py allocation FILE [SKIP]      one JVM's allocation samples (jdk.ObjectAllocationSample,
                                              recorded with allocation.jfc; for --transport local, whose
                                              one JVM holds servers and clients), skipping the first SKIP
@@ -60,10 +63,20 @@ def method(m):
     return m['type']['name'].replace('/', '.') + '.' + m['name']
 
 
+PACKAGES = [('dev/heartbeat/demo/', 'demo'), ('dev/heartbeat/', 'heartbeat'), ('io/netty/channel/', 'netty.channel'),
+            ('io/netty/', 'netty (others)'), ('org/jctools/', 'jctools'), ('jdk/jfr/', 'jfr')]
+
+
+def package(m):
+    name = m['type']['name']
+    return next((label for prefix, label in PACKAGES if name.startswith(prefix)), 'jdk and others')
+
+
 def compilation(directory, lo=None, hi=None):
     servers = skipped = 0
     count = inlined = 0
     wall = collections.Counter()
+    by_package = collections.Counter()
     per_method = collections.Counter()
     compiles = collections.Counter()
     code = collections.Counter()
@@ -88,6 +101,7 @@ def compilation(directory, lo=None, hi=None):
             count += 1
             inlined += v.get('inlinedBytes') or 0
             wall[v['compiler']] += t
+            by_package[(package(v['method']), v['compiler'])] += t
             if v['compiler'] == 'c2':
                 name = method(v['method'])
                 per_method[name] += t
@@ -100,6 +114,9 @@ def compilation(directory, lo=None, hi=None):
     print('  per server: %.0f compilations, %.0f KiB inlined, wall time %s' % (
         count / servers, inlined / servers / 1024,
         ', '.join('%s %.1f s' % (c, t / servers) for c, t in sorted(wall.items()))))
+    print('  per server, wall time by package (s):')
+    for pkg in sorted({k for k, _ in by_package}, key=lambda k: -by_package[(k, 'c2')]):
+        print('    %-18s c2 %.3f  c1 %.3f' % (pkg, by_package[(pkg, 'c2')] / servers, by_package[(pkg, 'c1')] / servers))
     print('  C2, longest in all servers (wall s, compilations, mean code size in bytes):')
     for name, t in per_method.most_common(20):
         print('    %7.2f  %3d  %7d  %s' % (t, compiles[name], code[name] // compiles[name], name))
