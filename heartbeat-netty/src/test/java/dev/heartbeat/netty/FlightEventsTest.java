@@ -151,6 +151,7 @@ class FlightEventsTest {
     /** Works (no sleep) until the calling thread has spent {@code nanos} more of CPU time, by its CPU clock. */
     private static void spendCpu(long nanos) {
         long start = THREADS.getCurrentThreadCpuTime();
+        assertTrue(start >= 0, "this JVM measures the thread's CPU time"); // else the loop below would not end
         long sink = 0;
         while (THREADS.getCurrentThreadCpuTime() - start < nanos) {
             sink += System.identityHashCode(THREADS);

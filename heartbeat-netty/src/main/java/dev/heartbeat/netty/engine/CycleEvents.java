@@ -93,7 +93,8 @@ public final class CycleEvents {
 
     /** The calling thread's CPU time since {@code start} (from {@link #cpuNow}), or -1 if not measured. */
     private static long cpuSince(long start) {
-        return start < 0 ? -1 : THREADS.getCurrentThreadCpuTime() - start;
+        long end = start < 0 ? -1 : THREADS.getCurrentThreadCpuTime(); // -1 if measuring was switched off meanwhile
+        return end < 0 ? -1 : end - start;
     }
 
     /** One worker cycle run on its host event loop. */
