@@ -20,6 +20,10 @@ def seconds(d):
     m = re.match(r'PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S', d)
     return int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3)) if m else 0.0
 
+def pct(v, p):
+    """The p-quantile of the sorted list v."""
+    return v[min(len(v) - 1, int(p * len(v)))]
+
 def instant(s):
     s = s.replace('Z', '')
     if '.' in s:
@@ -56,26 +60,26 @@ for f in files:
         t = e['type'].split('.')[-1]
         wall = seconds(e['values']['duration']) * 1e6
         durs.setdefault(t, []).append(wall)
-        cpu = e['values'].get('cpuTime')
-        if cpu is not None and not str(cpu).startswith('-'):
-            cpus.setdefault(t, []).append((seconds(cpu) * 1e6, wall))
+        cpu = e['values'].get('cpuTime')  # absent in older recordings; negative where not measured
+        cpu = seconds(cpu) * 1e6 if cpu is not None and not str(cpu).startswith('-') else None
+        if cpu is not None:
+            cpus.setdefault(t, []).append((cpu, wall))
         if e['values'].get('continued'):
             fields[t] = fields.get(t, 0) + 1
         if ages:
             age = (instant(e['values']['startTime']) - start[0]).total_seconds()
             i = max([k for k, lo in enumerate(ages) if age >= lo], default=None)
             if i is not None:
-                c = seconds(cpu) * 1e6 if cpu is not None and not str(cpu).startswith('-') else None
-                by_age.setdefault((t, i), []).append((wall, c))
+                by_age.setdefault((t, i), []).append((wall, cpu))
 for t, v in sorted(durs.items()):
     v.sort(); n = len(v)
-    q = lambda p: v[min(n - 1, int(p * n))]
+    q = lambda p: pct(v, p)
     print(f'{t}: {n} events; p50 {q(.5):.1f} us, p90 {q(.9):.1f}, p99 {q(.99):.1f}, p99.9 {q(.999):.1f}, '
           f'max {v[-1]:.1f}; over 200 us: {sum(1 for x in v if x > 200)}; continued: {fields.get(t, 0)}')
     c = sorted(x for x, _ in cpus.get(t, []))
     if c:
         m = len(c)
-        qc = lambda p: c[min(m - 1, int(p * m))]
+        qc = lambda p: pct(c, p)
         off = sum(1 for x, w in cpus[t] if w > 200 and x < 200)
         print(f'  CPU time ({m} events): p50 {qc(.5):.1f} us, p90 {qc(.9):.1f}, p99 {qc(.99):.1f}, '
               f'p99.9 {qc(.999):.1f}, max {c[-1]:.1f}; over 200 us: {sum(1 for x in c if x > 200)}; '
@@ -84,11 +88,11 @@ if ages:
     for (t, i), v in sorted(by_age.items()):
         hi = f'{ages[i + 1]:g}' if i + 1 < len(ages) else ''
         w = sorted(x for x, _ in v); c = sorted(x for _, x in v if x is not None)
-        q = lambda s, p: s[min(len(s) - 1, int(p * len(s)))]
-        line = (f'{t}, JVM age {ages[i]:g}-{hi} s: {len(v)} events; wall p50 {q(w, .5):.1f} us, p99 {q(w, .99):.1f}, '
-                f'over 200 us: {sum(1 for x in w if x > 200)}')
+        line = (f'{t}, JVM age {ages[i]:g}-{hi} s: {len(v)} events; wall p50 {pct(w, .5):.1f} us, '
+                f'p99 {pct(w, .99):.1f}, over 200 us: {sum(1 for x in w if x > 200)}')
         if c:
-            line += f'; CPU p50 {q(c, .5):.1f}, p99 {q(c, .99):.1f}, over 200 us: {sum(1 for x in c if x > 200)}'
+            line += (f'; CPU p50 {pct(c, .5):.1f}, p99 {pct(c, .99):.1f}, '
+                     f'over 200 us: {sum(1 for x in c if x > 200)}')
         print(line)
 if not durs:
     print('no Heartbeat events in', files)

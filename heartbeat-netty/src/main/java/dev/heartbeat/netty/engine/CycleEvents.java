@@ -48,10 +48,7 @@ public final class CycleEvents {
         if (!HOSTED_CYCLE.isEnabled()) {
             return null;
         }
-        HostedCycle e = new HostedCycle();
-        e.cpuStart = cpuNow();
-        e.begin();
-        return e;
+        return new HostedCycle().started();
     }
 
     static void endHostedCycle(Object event, int work, boolean continued) {
@@ -60,8 +57,7 @@ public final class CycleEvents {
         if (e.shouldCommit()) {
             e.work = work;
             e.continued = continued;
-            e.cpuTime = cpuSince(e.cpuStart);
-            e.commit();
+            e.commitWithCpuTime();
         }
     }
 
@@ -69,10 +65,7 @@ public final class CycleEvents {
         if (!BATCH_RUN.isEnabled()) {
             return null;
         }
-        BatchRun e = new BatchRun();
-        e.cpuStart = cpuNow();
-        e.begin();
-        return e;
+        return new BatchRun().started();
     }
 
     static void endBatchRun(Object event, int actions, boolean continued) {
@@ -81,20 +74,33 @@ public final class CycleEvents {
         if (e.shouldCommit()) {
             e.actions = actions;
             e.continued = continued;
-            e.cpuTime = cpuSince(e.cpuStart);
-            e.commit();
+            e.commitWithCpuTime();
         }
     }
 
-    /** The calling thread's CPU clock, or -1 where the JVM does not measure it. */
-    private static long cpuNow() {
-        return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : -1;
-    }
+    /** A run on an event loop, with the CPU time its thread spent in it. */
+    abstract static class Run extends Event {
+        @Label("CPU Time")
+        @Description("CPU time the thread spent in this run (with two reads of its CPU clock), -1 if not measured")
+        @Timespan(Timespan.NANOSECONDS)
+        long cpuTime;
 
-    /** The calling thread's CPU time since {@code start} (from {@link #cpuNow}), or -1 if not measured. */
-    private static long cpuSince(long start) {
-        long end = start < 0 ? -1 : THREADS.getCurrentThreadCpuTime(); // -1 if measuring was switched off meanwhile
-        return end < 0 ? -1 : end - start;
+        /** The thread's CPU clock when the run began (-1 if not measured): not recorded. */
+        transient long cpuStart;
+
+        /** Reads the thread's CPU clock, then begins the event; this. */
+        final Run started() {
+            cpuStart = THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : -1;
+            begin();
+            return this;
+        }
+
+        /** After {@code end()}: the CPU time since {@link #started}, then commits. */
+        final void commitWithCpuTime() {
+            long now = cpuStart < 0 ? -1 : THREADS.getCurrentThreadCpuTime(); // -1 if switched off meanwhile
+            cpuTime = now < 0 ? -1 : now - cpuStart;
+            commit();
+        }
     }
 
     /** One worker cycle run on its host event loop. */
@@ -103,7 +109,7 @@ public final class CycleEvents {
     @Category({"Heartbeat"})
     @Description("A Heartbeat worker cycle run as a task on its host event loop")
     @StackTrace(false)
-    static final class HostedCycle extends Event {
+    static final class HostedCycle extends Run {
         @Label("Work")
         @Description("Requests applied plus checks expired in this run")
         int work;
@@ -111,14 +117,6 @@ public final class CycleEvents {
         @Label("Continued")
         @Description("Work was left for a run of its own, queued at once")
         boolean continued;
-
-        @Label("CPU Time")
-        @Description("CPU time the thread spent in this run (with two reads of its CPU clock), -1 if not measured")
-        @Timespan(Timespan.NANOSECONDS)
-        long cpuTime;
-
-        /** The thread's CPU clock when the run began: not recorded. */
-        transient long cpuStart;
     }
 
     /** One run of the hand-off batch of an event loop. */
@@ -127,7 +125,7 @@ public final class CycleEvents {
     @Category({"Heartbeat"})
     @Description("A run of the actions (pings, closes, idle events) Heartbeat handed to an event loop")
     @StackTrace(false)
-    static final class BatchRun extends Event {
+    static final class BatchRun extends Run {
         @Label("Actions")
         @Description("Handlers whose actions this run took")
         int actions;
@@ -135,13 +133,5 @@ public final class CycleEvents {
         @Label("Continued")
         @Description("The run used its time budget and queued the rest as a task of its own")
         boolean continued;
-
-        @Label("CPU Time")
-        @Description("CPU time the thread spent in this run (with two reads of its CPU clock), -1 if not measured")
-        @Timespan(Timespan.NANOSECONDS)
-        long cpuTime;
-
-        /** The thread's CPU clock when the run began: not recorded. */
-        transient long cpuStart;
     }
 }
