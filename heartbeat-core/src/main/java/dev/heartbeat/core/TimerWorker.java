@@ -443,6 +443,18 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     /**
+     * The number of entries scheduled in the wheel now (an entry whose expiry is being handled is not
+     * among them). Only from a task run by {@link #execute} or from an {@link ExpiryHandler}, on the
+     * cycle thread.
+     *
+     * @throws IllegalStateException on any other thread
+     */
+    public int scheduledCount() {
+        requireCycleThread("scheduledCount");
+        return wheel.size();
+    }
+
+    /**
      * Hands every entry scheduled in the wheel to {@code action} (see {@link TimingWheel#forEach}).
      * Only from a task run by {@link #execute} or from an {@link ExpiryHandler}, on the cycle thread.
      *

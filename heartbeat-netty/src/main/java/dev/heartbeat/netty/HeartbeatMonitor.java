@@ -75,7 +75,7 @@ public final class HeartbeatMonitor implements AutoCloseable {
     private HeartbeatMonitor(Builder b) {
         this.engine = new MonitorEngine(b.ticker, b.manual, b.tick, b.threadName, b.maxExpirationsPerCycle,
                 b.maxCoalescingNanos, b.hostExecutor, b.hostWatchdog, b.stallThresholdNanos, b.actionBudget,
-                b.lazyHandOffs, b.randomness, b.gridPhase(), b.gridBurst);
+                b.lazyHandOffs, b.randomness, b.gridPhase(), b.gridBurst, b.coarseWriteClockNanos);
     }
 
     /** A monitor with the defaults (system ticker, 1.05 ms tick), already started. */
@@ -436,6 +436,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
         private int gridBurst = CheckGrid.BURST;
         private int actionBudget;
         private boolean lazyHandOffs;
+        /** The coarse write clock's resolution ({@link #coarseWriteClock}), 0: off. */
+        private long coarseWriteClockNanos;
 
         private Builder() {
         }
@@ -590,6 +592,34 @@ public final class HeartbeatMonitor implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Stamps completed writes with a time the worker publishes instead of reading the ticker once per write
+         * (about 20 ns of {@code System.nanoTime()} on the write path; a write then costs a volatile read and a
+         * compare). The worker publishes a time {@code resolution} ahead of its own, the latest a write stamped with
+         * it can have completed, at least every half {@code resolution} (it wakes for that if nothing else wakes
+         * it), so a check on the writes (writer idle, all idle, a ping of {@code pingWhenWriterIdle}) comes up to
+         * {@code resolution} later than with ticker readings, never sooner. If the worker publishes late (a pause, a
+         * blocked host loop), the stamps given meanwhile are judged as the time it published again, so a late
+         * worker makes no check early either. Reads are stamped with ticker readings as before.
+         *
+         * <p>Off by default ({@code Duration.ZERO}): with it, the drop-in idle events are no longer those of
+         * {@code IdleStateHandler} to the tick, but up to {@code resolution} later when they count writes. Choose
+         * it where many writes go out between reads (pushes, broadcasts), with a resolution well below the shortest
+         * writer timeout: 16 to 64 ms for timeouts of seconds.
+         *
+         * @throws IllegalArgumentException if not zero and not in [1 ms, 1 s]; {@link #build()} also refuses one
+         *     below four of the wheel's {@link #tick ticks}
+         */
+        public Builder coarseWriteClock(Duration resolution) {
+            Objects.requireNonNull(resolution, "resolution");
+            if (!resolution.isZero() && (resolution.compareTo(Duration.ofMillis(1)) < 0
+                    || resolution.compareTo(Duration.ofSeconds(1)) > 0)) {
+                throw new IllegalArgumentException("coarseWriteClock must be 0 (off) or in [1ms, 1s]: " + resolution);
+            }
+            this.coarseWriteClockNanos = resolution.toNanos();
+            return this;
+        }
+
         /** The time source for stamps and the wheel; {@link Ticker#system()} by default. */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -662,6 +692,13 @@ public final class HeartbeatMonitor implements AutoCloseable {
             if (lazyHandOffs && maxCoalescingNanos < 2) {
                 throw new IllegalStateException("lazyHandOffs needs a coalescing window to wait in: maxCoalescing is "
                         + Duration.ofNanos(maxCoalescingNanos) + ", so every hand-off would wake its loop");
+            }
+            long given = TimerWorker.checkTick(tick);
+            long tickNanos = given == 1 ? 1 : Long.highestOneBit(given - 1) << 1; // rounded up, as the wheel does
+            if (coarseWriteClockNanos != 0 && coarseWriteClockNanos < 4 * tickNanos) {
+                throw new IllegalStateException("coarseWriteClock (" + Duration.ofNanos(coarseWriteClockNanos)
+                        + ") must be at least four ticks (" + Duration.ofNanos(4 * tickNanos) + "): the worker "
+                        + "publishes it half a resolution ahead, and its cycles may come a tick late");
             }
             NettyVersions.checkOnce(); // one WARN per class loader if the Netty jars' versions differ
             return new HeartbeatMonitor(this);

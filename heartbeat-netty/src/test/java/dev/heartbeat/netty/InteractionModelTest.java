@@ -455,6 +455,13 @@ class InteractionModelTest {
         final ManualExecutor[] executors;
         final Random executorRnd;
         /**
+         * The monitor's coarse write clock ({@code coarseWriteClock}; 0: off): its resolution, what a check on the
+         * writes may come later ("up to resolution later than with ticker readings, never sooner"), added to every
+         * action's slack. Drawn from a stream of its own (as {@link #echoRnd}); off in the reruns of the seeds found
+         * before it was drawn.
+         */
+        final long coarseClock;
+        /**
          * What the model allows an action beyond its deadline: {@link #SLACK} plus the widest coalescing window of
          * the episode's configurations ({@code maxCoalescing}: "the most an idle channel's action may be delayed").
          */
@@ -466,7 +473,7 @@ class InteractionModelTest {
          * capped by the monitor's {@code maxCoalescing}).
          */
         long slack(ModelSpec s) {
-            return SLACK + window(s);
+            return SLACK + window(s) + coarseClock;
         }
 
         /** The coalescing window of a channel configured {@code s}: what each look the worker takes may be late. */
@@ -541,9 +548,14 @@ class InteractionModelTest {
             for (int i = 0; i < executors.length; i++) {
                 executors[i] = new ManualExecutor(this::now);
             }
+            Random clockRnd = echoes ? new Random(seed * 0xD6E8FEB86659FD93L) : null;
+            long[] resolutions = {0, 0, 8 * MS, 32 * MS}; // at least four ticks of 2^20 ns
+            coarseClock = clockRnd == null ? 0 : resolutions[clockRnd.nextInt(resolutions.length)];
             monitor = HeartbeatMonitor.builder().manual(new SeededRandomness(drawSeed)).ticker(ticker)
                     .maxCoalescing(Duration.ofNanos(coalescing)).gridPhase(phase).gridBurst(burst)
-                    .lazyHandOffs(lazy).actionBudget(budget).build();
+                    .lazyHandOffs(lazy).actionBudget(budget).coarseWriteClock(Duration.ofNanos(coarseClock)).build();
+            monitorFeatures.add(coarseClock == 0 ? "writes stamped with ticker readings"
+                    : "a coarse write clock");
             monitorFeatures.add(budget == 0 ? "no actionBudget" : "actionBudget");
             monitorFeatures.add(executors.length == 0 ? "handlers on their channel's loop"
                     : executors.length + " executor(s) of handlers' own");
@@ -584,7 +596,8 @@ class InteractionModelTest {
             StringBuilder b = new StringBuilder("monitor: actionBudget ").append(budget).append(", overload factor ")
                     .append(factor).append(", maxCoalescing ")
                     .append(coalescing).append(" ns, gridBurst ").append(burst).append(", grid phase ").append(phase)
-                    .append(", lazyHandOffs ").append(lazy).append("\nconfigurations:\n");
+                    .append(", lazyHandOffs ").append(lazy).append(", coarseWriteClock ").append(coarseClock)
+                    .append(" ns\nconfigurations:\n");
             for (ModelSpec s : specs) {
                 b.append("  ").append(s).append(" veto=").append(s.veto).append(" extend=").append(s.extend / MS)
                         .append("ms\n");

@@ -20,6 +20,8 @@ public final class BoundConfig {
     public final Plan config;
     /** The monitor's ticker. */
     final Ticker ticker;
+    /** The monitor's coarse write clock, or null: writes are stamped with ticker readings. */
+    final CoarseClock coarse;
     /** The configuration's {@code tracksReads}. */
     final boolean tracksReads;
     /** The configuration's {@code tracksWrites}. */
@@ -44,6 +46,7 @@ public final class BoundConfig {
         this.monitor = monitor;
         this.config = config;
         this.ticker = monitor.ticker;
+        this.coarse = monitor.coarseClock;
         this.tracksReads = config.tracksReads;
         this.tracksWrites = config.tracksWrites;
         this.matchesAnswers = config.matchesAnswers;

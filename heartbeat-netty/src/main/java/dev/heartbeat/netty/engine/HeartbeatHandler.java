@@ -364,7 +364,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         CONFIG.setRelease(this, bound);
         if (active) {
             stampRead(now);
-            stampWrite(now);
+            stampWriteAt(bound, now);
             settlePendingWrite(); // a write completed before now, unseen under the old one, is no later activity
             if (!cfg.tracksAnything() && !carriesGoodbye(cfg)) {
                 monitor.worker.cancel(this);
@@ -430,7 +430,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
 
     /** The handler's executor: counts a write now, as {@code IdleStateHandler.resetWriteTimeout()}. */
     public void resetWriteTimeout() {
-        stampWrite(config.ticker.nanoTime());
+        stampWriteAt(config, config.ticker.nanoTime());
     }
 
     /** The executor this handler runs on, or null before it is added to a pipeline. */
@@ -475,6 +475,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     @Override
     protected void requestApplied() {
         judgement |= FRESH;
+        monitor().clockWanted();
     }
 
     // ------------------------------------------------------------------ state, for the policies
@@ -484,8 +485,23 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         return (long) LAST_READ.getOpaque(this);
     }
 
-    /** Any thread: ticker time the latest write completed (opaque). */
+    /**
+     * Any thread: ticker time the latest write completed (opaque): its stamp, or under a coarse write clock the
+     * latest time the write it stands for can have completed ({@link CoarseClock#bound}), never earlier than the
+     * completion. What every check compares with a time.
+     */
     public long lastWriteOpaque() {
+        long stamp = (long) LAST_WRITE.getOpaque(this);
+        CoarseClock coarse = ((BoundConfig) CONFIG.getOpaque(this)).coarse;
+        return coarse == null ? stamp : coarse.bound(stamp);
+    }
+
+    /**
+     * Any thread: the latest write's stamp as written (opaque), which every completed write changes: what the write
+     * stall's progress and {@code observeOutput} compare for equality. Under a coarse write clock it may be earlier
+     * than the completion it stands for (see {@link CoarseClock}): never compare it with a time.
+     */
+    long lastWriteStamp() {
         return (long) LAST_WRITE.getOpaque(this);
     }
 
@@ -502,6 +518,25 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     /** Event loop: a write completed at {@code now} (opaque store). */
     private void stampWrite(long now) {
         LAST_WRITE.setOpaque(this, now);
+    }
+
+    /**
+     * The handler's executor: a write completed (or counts as one) at the ticker reading {@code now}. Under a coarse
+     * write clock the stamp never goes back, and moves by at least one: a lease stamp may be beyond {@code now}, and
+     * the write stall's progress compares stamps for equality ({@link #lastWriteStamp}).
+     */
+    private void stampWriteAt(BoundConfig bound, long now) {
+        long last;
+        stampWrite(bound.coarse == null || now - (last = lastWriteStamp()) > 0 ? now : last + 1);
+    }
+
+    /**
+     * The handler's executor: the stamp of a write that completed before now: a ticker reading, or under a coarse
+     * write clock the clock's lease (no ticker reading: see {@link CoarseClock}).
+     */
+    private long writeTime(BoundConfig bound) {
+        CoarseClock coarse = bound.coarse;
+        return coarse == null ? bound.ticker.nanoTime() : coarse.stamp((long) LAST_WRITE.getOpaque(this));
     }
 
     /** Any thread: the policy's side object, or null (opaque); unwrapped from the guards' state if there is one. */
@@ -738,7 +773,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
                 stampRead(now);
                 if ((d.flushState & Duplex.STAMP_OWED) != 0) {
                     d.flushState &= ~Duplex.STAMP_OWED;
-                    stampWrite(now);
+                    stampWriteAt(config, now);
                 }
                 lower(READING);
             }
@@ -854,7 +889,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         if (this instanceof Duplex d && (d.flushState & (Duplex.FLUSHING | Duplex.COMPLETING)) != 0) {
             d.flushState |= Duplex.STAMP_OWED;
         } else {
-            stampWrite(bound.ticker.nanoTime());
+            stampWrite(writeTime(bound));
         }
     }
 
@@ -862,7 +897,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     private void payOwedWrite() {
         if (this instanceof Duplex d && (d.flushState & Duplex.STAMP_OWED) != 0) {
             d.flushState &= ~Duplex.STAMP_OWED;
-            stampWrite(config.ticker.nanoTime());
+            stampWrite(writeTime(config));
         }
     }
 
@@ -910,7 +945,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         long now = ((BoundConfig) CONFIG.getOpaque(this)).ticker.nanoTime();
         try {
             executor.execute(() -> {
-                if (now - lastWriteOpaque() > 0) {
+                if (now - lastWriteStamp() > 0) { // a coarse stamp beyond now stands for a write before it
                     stampWrite(now);
                 }
             });

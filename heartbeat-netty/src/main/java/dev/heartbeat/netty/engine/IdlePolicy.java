@@ -312,6 +312,6 @@ public abstract class IdlePolicy extends HandlerPolicy {
 
     private static boolean outputChanged(HeartbeatHandler h, Plan cfg, boolean first) {
         OutputObserver output = cfg.observeOutput ? h.output() : null;
-        return output != null && output.changed(h.ctx.channel(), first, h.lastWriteOpaque());
+        return output != null && output.changed(h.ctx.channel(), first, h.lastWriteStamp());
     }
 }

@@ -172,6 +172,22 @@ public final class MonitorEngine {
      */
     private final HeartbeatHandler followUp;
 
+    /**
+     * The coarse write clock ({@link HeartbeatMonitor.Builder#coarseWriteClock}), or null: the event loops stamp
+     * writes with ticker readings.
+     */
+    final CoarseClock coarseClock;
+
+    /**
+     * Worker only: an entry that is no channel, armed while a coarse write clock's lease is wanted (while the wheel
+     * holds other entries), so that a cycle comes by the time the lease is due again, however quiet the wheel; null
+     * without the clock.
+     */
+    private final HeartbeatHandler clockEntry;
+
+    /** Worker only: whether {@link #clockEntry} is armed (or firing). */
+    private boolean clockArmed;
+
     /** Recently bound configurations, by identity hash (see {@link #bind}); any thread, racy. */
     private final BoundConfig[] bound = new BoundConfig[16];
 
@@ -186,7 +202,8 @@ public final class MonitorEngine {
 
     public MonitorEngine(Ticker ticker, boolean manual, Duration tick, String threadName, int maxExpirationsPerCycle,
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
-            int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase, int gridBurst) {
+            int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase, int gridBurst,
+            long coarseWriteClockNanos) {
         this.ticker = ticker;
         this.manual = manual;
         this.randomness = randomness;
@@ -216,6 +233,29 @@ public final class MonitorEngine {
         this.lazyHandOffs = lazyHandOffs;
         // Its deadline is put on a grid by the Judge; its own window (8 us, as the pacer's) changes it by less.
         this.followUp = lazyHandOffs ? internalEntry() : null;
+        this.coarseClock = coarseWriteClockNanos == 0 ? null
+                : new CoarseClock(ticker, coarseWriteClockNanos, HeartbeatConfig.MAX_TIMEOUT.toNanos());
+        this.clockEntry = coarseClock == null ? null : internalEntry();
+    }
+
+    /**
+     * Worker, as it applies an entry's schedule request: with a coarse write clock whose entry is not armed (no
+     * entry was in the wheel to judge), publishes a fresh lease (recording the time it was not kept fresh as late)
+     * and arms the clock's entry, before the entry that wants it can be judged.
+     */
+    void clockWanted() {
+        if (coarseClock != null && !clockArmed) {
+            long now = ticker.nanoTime();
+            if (coarseClock.due(now)) {
+                coarseClock.refresh(now);
+            }
+            clockArmed = worker.arm(clockEntry, coarseClock.nextDue());
+        }
+    }
+
+    /** Whether {@code h} is an entry of the worker's own, no channel's handler. */
+    private boolean internal(HeartbeatHandler h) {
+        return h == pacer || h == followUp || h == clockEntry;
     }
 
     /** An entry of the worker's own, no channel's: its 1 ms timeout only sets its coalescing window (8 us). */
@@ -283,8 +323,7 @@ public final class MonitorEngine {
         worker.forEachScheduled(handlers::add);
         drainStart = ticker.nanoTime();
         drainWindow = windowNanos;
-        handlers.remove(pacer);
-        handlers.remove(followUp);
+        handlers.removeIf(this::internal);
         int n = handlers.size();
         for (int i = 0; i < n; i++) {
             HeartbeatHandler h = handlers.get(i);
@@ -518,7 +557,7 @@ public final class MonitorEngine {
         java.util.List<HeartbeatHandler> handlers = new java.util.ArrayList<>();
         worker.forEachScheduled(handlers::add);
         for (HeartbeatHandler h : handlers) {
-            if (h == pacer || h == followUp) {
+            if (internal(h)) {
                 continue;
             }
             Plan cfg = h.config();
@@ -716,6 +755,18 @@ public final class MonitorEngine {
         public void onExpired(TimerEntry entry, long now) {
             HeartbeatHandler handler = (HeartbeatHandler) entry; // the only entries of this monitor's wheel
             cycleNow = now;
+            if (coarseClock != null && coarseClock.due(now)) {
+                coarseClock.refresh(now); // before anything is judged: it may record stamps given too early
+            }
+            if (handler == clockEntry) {
+                // Kept fresh while there is anything to judge; a schedule request arms it again (clockWanted).
+                if (worker.scheduledCount() > 0) {
+                    worker.rearm(clockEntry, coarseClock.nextDue());
+                } else {
+                    clockArmed = false;
+                }
+                return;
+            }
             if (handler == pacer) {
                 pace(now);
                 return;

@@ -62,7 +62,7 @@ public final class WriteStallRule extends Rule {
         GuardState g = h.guardState();
         ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
         if (buf != null && g.stalled(System.identityHashCode(buf.current()), buf.totalPendingWriteBytes(),
-                buf.currentProgress(), h.lastWriteOpaque(), now, cfg.guards.writeStallNanos)) {
+                buf.currentProgress(), h.lastWriteStamp(), now, cfg.guards.writeStallNanos)) {
             CloseSequence.closeWithoutWaiting(h, ctx, CloseReason.WRITE_STALL, g.stallNanos(now));
         }
     }

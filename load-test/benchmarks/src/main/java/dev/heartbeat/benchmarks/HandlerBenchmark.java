@@ -4,6 +4,7 @@
  */
 package dev.heartbeat.benchmarks;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.heartbeat.netty.HeartbeatConfig;
@@ -45,6 +46,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *     pipeline skips it on the write path; {@code IdleStateHandler} still passes every write on.</li>
  * <li>{@code heartbeatAll}, {@code idleStateHandlerAll}: all three idle kinds, 60 s each
  *     ({@code events(60, 60, 60)}; {@code IdleStateHandler(60, 60, 60)}).</li>
+ * <li>{@code heartbeatCoarse}, {@code heartbeatAllCoarse}: {@code heartbeat} and {@code heartbeatAll} on a
+ *     monitor with a coarse write clock of 16 ms ({@code HeartbeatMonitor.builder().coarseWriteClock(16 ms)}):
+ *     completed writes stamped with the time the worker publishes, no clock read per write.</li>
  * <li>{@code none}: no idle handler; the baseline.</li>
  * <li>{@code noopHandler}: an empty {@code ChannelDuplexHandler}. Netty skips it on every path (its
  *     methods are {@code @Skip}), so it costs next to nothing: not a floor for a handler that tracks
@@ -89,8 +93,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class HandlerBenchmark {
 
     @Param({"heartbeat", "idleStateHandler", "heartbeatReader", "idleStateHandlerReader", "heartbeatAll",
-        "idleStateHandlerAll", "none", "noopHandler", "passWrite", "passThrough",
-        "clockPerWrite"})
+        "idleStateHandlerAll", "heartbeatCoarse", "heartbeatAllCoarse", "none", "noopHandler", "passWrite",
+        "passThrough", "clockPerWrite"})
     public String impl;
 
     private static final Object MESSAGE = "a line";
@@ -118,6 +122,14 @@ public class HandlerBenchmark {
                 break;
             case "heartbeatAll":
                 monitor = HeartbeatMonitor.start();
+                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 60, TimeUnit.SECONDS));
+                break;
+            case "heartbeatCoarse":
+                monitor = coarseMonitor();
+                idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 0, TimeUnit.SECONDS));
+                break;
+            case "heartbeatAllCoarse":
+                monitor = coarseMonitor();
                 idle = monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 60, TimeUnit.SECONDS));
                 break;
             case "idleStateHandlerAll":
@@ -157,6 +169,13 @@ public class HandlerBenchmark {
     private ChannelHandler heartbeat(long writerSeconds) {
         monitor = HeartbeatMonitor.start();
         return monitor.newHandler(HeartbeatConfig.events(false, 60, writerSeconds, 0, TimeUnit.SECONDS));
+    }
+
+    /** A started monitor whose writes are stamped by a coarse write clock of 16 ms. */
+    private static HeartbeatMonitor coarseMonitor() {
+        HeartbeatMonitor m = HeartbeatMonitor.builder().coarseWriteClock(Duration.ofMillis(16)).build();
+        m.startWorker();
+        return m;
     }
 
     @TearDown(Level.Trial)

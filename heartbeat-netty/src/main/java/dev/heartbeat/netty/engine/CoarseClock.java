@@ -1,0 +1,153 @@
+/*
+ * Copyright 2026 the Heartbeat authors.
+ * Licensed under the Apache License, Version 2.0; see the LICENSE file at the root of the project.
+ */
+package dev.heartbeat.netty.engine;
+
+import java.util.Arrays;
+
+import dev.heartbeat.core.Ticker;
+
+/**
+ * The coarse write clock ({@code HeartbeatMonitor.Builder#coarseWriteClock}): a time the worker publishes
+ * for the event loops to stamp completed writes with, instead of reading the ticker once per write.
+ *
+ * <p><b>What a stamp means.</b> The worker publishes a <i>lease</i>: its cycle's time plus the resolution
+ * {@code R}, so a time that has not come yet, and publishes the next one at the latest half a resolution before it
+ * runs out ({@link #due}; an entry of the worker's own makes a cycle come by then). A write stamped with the lease
+ * therefore completed no later than its stamp: the stamp is at most {@code R} later than the real completion, never
+ * earlier, and a check judged on it comes at most {@code R} later than on a ticker reading, never sooner. A stamp is
+ * also one more than the channel's previous write stamp if the lease is not beyond it ({@link #stamp}), so every
+ * completed write changes the stamp, as a ticker reading does (the write stall's progress and
+ * {@code observeOutput} compare stamps for equality).
+ *
+ * <p><b>A worker that publishes late.</b> If the worker did not publish before a lease ran out (a pause of the
+ * process, a descheduled thread, a blocked host loop), writes that completed after it ran out got stamps earlier
+ * than their completion. The worker sees this when it next publishes: the old lease {@code L} had run out, or was
+ * about to ({@link #guard}), before the new one was visible, at {@code U} (a ticker reading after the publishing
+ * store, plus the guard). Every stamp that can have been taken meanwhile lies in {@code [L, U)}: a lease stamp is
+ * {@code L} itself, one more than the channel's previous stamp is above {@code L} and no later than the write it
+ * stands for, which was before {@code U}. So such a stamp is judged as {@code U} ({@link #bound}), which is no
+ * earlier than the write; every other stamp, of a lease published on time or at or above {@code U}, is already no
+ * earlier than its write. The intervals are kept in a small copy-on-write array: empty (one volatile read per
+ * {@link #bound}) until the worker is first late; at most {@link #MAX_INTERVALS}, the two oldest merged into one
+ * when it is full (a stamp between them is then judged later than needed, never sooner); dropped once older than
+ * the longest timeout a configuration can have, when judging a stamp there as itself or as {@code U} gives the
+ * same verdicts.
+ *
+ * <p>Threads: {@link #stamp} on event loops; {@link #due} and {@link #refresh} on the worker's cycle only;
+ * {@link #bound} on any thread. The stamps are written and read as the handler's other stamps are (opaque), and a
+ * verdict that reaches an event loop was judged after the refresh that recorded any late interval it needs
+ * (published through the hand-off), so the loop's re-check bounds its stamps as the worker did.
+ */
+final class CoarseClock {
+
+    /** The most late intervals kept before the two oldest are merged. */
+    static final int MAX_INTERVALS = 32;
+    private static final long[] NONE = {};
+
+    private final Ticker ticker;
+    /** The resolution: how far ahead of the worker's cycle time a lease runs. */
+    final long resolutionNanos;
+    /**
+     * A lease that runs out less than this after the worker publishes the next counts as outlived: what a load
+     * that read the old lease may trail the publishing store by (reordering, visibility), generously.
+     */
+    private final long guard;
+    /** How long a late interval is kept: the longest delay the wheel takes (any timeout is shorter). */
+    private final long keepNanos;
+    /** The lease: written by the worker ({@link #refresh}), read by the event loops (volatile). */
+    private volatile long lease;
+    /** Worker only: the lease last published. */
+    private long published;
+    /**
+     * The late intervals, pairs {@code [from, until)} in the order they were recorded: replaced, never changed, by
+     * the worker; read by any thread (volatile).
+     */
+    private volatile long[] late = NONE;
+
+    /**
+     * A clock of {@code resolutionNanos} on {@code ticker}, its first lease from now: a worker that starts later than
+     * that records the gap as its first late interval.
+     */
+    CoarseClock(Ticker ticker, long resolutionNanos, long keepNanos) {
+        this.ticker = ticker;
+        this.resolutionNanos = resolutionNanos;
+        this.guard = Math.max(1, resolutionNanos / 8);
+        this.keepNanos = keepNanos;
+        this.published = ticker.nanoTime() + resolutionNanos;
+        this.lease = published;
+    }
+
+    /**
+     * Event loop: the stamp of a write that completed before now, on a channel whose latest write stamp is
+     * {@code last}: the lease, or {@code last + 1} if the lease is not beyond it.
+     */
+    long stamp(long last) {
+        long l = lease;
+        return l - last > 0 ? l : last + 1;
+    }
+
+    /** Worker: whether the lease runs out within half a resolution of {@code now}: publish a new one. */
+    boolean due(long now) {
+        return nextDue() - now <= 0;
+    }
+
+    /** Worker (or its builder, before it starts): when the lease is due again, half a resolution before it runs out. */
+    long nextDue() {
+        return published - resolutionNanos / 2;
+    }
+
+    /**
+     * Worker, at the start of its cycle's work at {@code now}: publishes the lease {@code now} plus the resolution,
+     * and records the interval of stamps the old one may have given too early, if it was outlived.
+     */
+    void refresh(long now) {
+        long old = published;
+        long next = now + resolutionNanos;
+        if (next - old > 0) { // never back: a cycle's time can trail the latest one's by the ticker's granularity
+            published = next;
+            lease = next;
+            long visible = ticker.nanoTime(); // after the store: the old lease was read before this
+            if (visible + guard - old > 0) {
+                record(old, visible + guard, now);
+            }
+        }
+    }
+
+    /** Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). */
+    long bound(long stamp) {
+        long[] a = late;
+        for (int i = 0; i < a.length; i += 2) {
+            if (stamp - a[i] >= 0 && stamp - a[i + 1] < 0) {
+                return a[i + 1];
+            }
+        }
+        return stamp;
+    }
+
+    /** The late intervals kept now, pairs {@code [from, until)}: for tests and the monitor's stats. */
+    long[] lateIntervals() {
+        return late.clone();
+    }
+
+    /** Worker: adds {@code [from, until)}, dropping the intervals older than {@link #keepNanos}, merging if full. */
+    private void record(long from, long until, long now) {
+        long[] a = late;
+        int keep = 0;
+        while (keep < a.length && now - a[keep + 1] > keepNanos) {
+            keep += 2; // recorded in order: the oldest first
+        }
+        a = Arrays.copyOfRange(a, keep, a.length + 2);
+        a[a.length - 2] = from;
+        a[a.length - 1] = until;
+        if (a.length > 2 * MAX_INTERVALS) { // the two oldest become one: their stamps and those between, judged late
+            long[] merged = new long[a.length - 2];
+            merged[0] = a[0];
+            merged[1] = a[3];
+            System.arraycopy(a, 4, merged, 2, a.length - 4);
+            a = merged;
+        }
+        late = a;
+    }
+}
