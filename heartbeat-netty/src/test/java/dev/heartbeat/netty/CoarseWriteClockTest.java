@@ -118,6 +118,20 @@ class CoarseWriteClockTest {
     }
 
     @Test
+    void aWriteWhileBothTheWorkerAndTheLoopAreLateStillSavesTheChannel() {
+        EmbeddedChannel ch = writerIdleChannel((HeartbeatHandler) monitor.newHandler(
+                HeartbeatConfig.events(false, 0, 40, 0, TimeUnit.MILLISECONDS)));
+        step(39);
+        ticker.advance(2 * MS);
+        monitor.runOnce(); // at 41 ms (a tick after the deadline): idle; the verdict waits for the loop, behind
+        ticker.advance(59 * MS); // the worker is late too (not a stall): its lease (at most 56 ms) runs out
+        ch.writeAndFlush("a line"); // at 100 ms, stamped with that lease, 44 ms or more before the write
+        ch.runPendingTasks(); // the loop checks the verdict again (if the flush did not): the write saves the channel
+        assertEquals(List.of(), idleAt, "a write after the verdict, before its action");
+        idleBetween(140, 140 + RESOLUTION_MS + 2 + LATE, "the write at 100 ms");
+    }
+
+    @Test
     void aLateIntervalStaysKnownWhileTheWorkerPublishesOnTimeAgain() {
         EmbeddedChannel ch = writerIdleChannel(writerIdle());
         step(20);
@@ -126,6 +140,20 @@ class CoarseWriteClockTest {
         step(500); // many leases published on time since
         ch.writeAndFlush("a line"); // at 641 ms: a fresh lease, judged as itself (not as the late interval's end)
         idleBetween(1_641, 1_641 + RESOLUTION_MS + LATE, "the latest write, at 641 ms");
+    }
+
+    @Test
+    void theClockWakesNobodyWithNothingToJudgeAndComesBackForTheNextChannel() {
+        EmbeddedChannel first = writerIdleChannel(writerIdle());
+        step(50);
+        first.close();
+        step(RESOLUTION_MS); // the clock's entry comes due once more and finds nothing else in the wheel
+        assertEquals(0, monitor.stats().timer().entries(), "no entry kept for the clock alone");
+        ticker.advance(5_000 * MS); // quiet: nothing publishes
+        long opened = elapsedMillis();
+        EmbeddedChannel ch = writerIdleChannel(writerIdle()); // its request arms the clock again
+        ch.writeAndFlush("a line");
+        idleBetween(opened + 1_000, opened + 1_000 + RESOLUTION_MS + LATE, "a write as the channel opened");
     }
 
     @Test
@@ -152,8 +180,8 @@ class CoarseWriteClockTest {
         assertThrows(IllegalArgumentException.class, () -> b.coarseWriteClock(Duration.ofMillis(-1)));
         assertThrows(IllegalArgumentException.class, () -> b.coarseWriteClock(Duration.ofMillis(1_001)));
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> HeartbeatMonitor.builder().manual().tick(Duration.ofMillis(1)).coarseWriteClock(Duration.ofMillis(4))
-                        .build());
+                () -> HeartbeatMonitor.builder().manual().tick(Duration.ofMillis(1))
+                        .coarseWriteClock(Duration.ofMillis(4)).build());
         assertTrue(e.getMessage().contains("four ticks"), e.getMessage());
         HeartbeatMonitor.builder().manual().tick(Duration.ofMillis(1)).coarseWriteClock(Duration.ofNanos(4 << 20))
                 .build().close();

@@ -29,7 +29,10 @@ import dev.heartbeat.core.Ticker;
  * {@code L} itself, one more than the channel's previous stamp is above {@code L} and no later than the write it
  * stands for, which was before {@code U}. So such a stamp is judged as {@code U} ({@link #bound}), which is no
  * earlier than the write; every other stamp, of a lease published on time or at or above {@code U}, is already no
- * earlier than its write. The intervals are kept in a small copy-on-write array: empty (one volatile read per
+ * earlier than its write. Until the worker publishes again nothing records the interval, so a stamp of the current
+ * lease is judged as the later of itself and a ticker reading ({@link #bound}): an event loop that checks a verdict
+ * again while the worker is late (a hosted worker behind its host's backlog) so sees the writes it made meanwhile.
+ * The intervals are kept in a small copy-on-write array: empty (one volatile read per
  * {@link #bound}) until the worker is first late; at most {@link #MAX_INTERVALS}, the two oldest merged into one
  * when it is full (a stamp between them is then judged later than needed, never sooner); dropped once older than
  * the longest timeout a configuration can have, when judging a stamp there as itself or as {@code U} gives the
@@ -88,6 +91,14 @@ final class CoarseClock {
         return l - last > 0 ? l : last + 1;
     }
 
+    /**
+     * Event loop: the stamp of a write at the ticker reading {@code now}, on a channel whose latest stamp is
+     * {@code last}: never back (a lease stamp may be beyond now) and moved by one at least, as {@link #stamp}.
+     */
+    static long at(long now, long last) {
+        return now - last > 0 ? now : last + 1;
+    }
+
     /** Worker: whether the lease runs out within half a resolution of {@code now}: publish a new one. */
     boolean due(long now) {
         return nextDue() - now <= 0;
@@ -115,8 +126,20 @@ final class CoarseClock {
         }
     }
 
-    /** Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). */
+    /**
+     * Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). A
+     * stamp of the current lease (or above it) is judged as the later of itself and now, a ticker reading taken
+     * after the stamp was read (the write it stands for came before both): the stamp while the lease runs, now once
+     * it has run out and the worker has not published since, which no late interval records yet. That costs a
+     * ticker reading only for a stamp of the current lease: on the worker, which publishes before it judges, for a
+     * channel that wrote since; on an event loop, where it checks a verdict again before acting on it.
+     */
     long bound(long stamp) {
+        long current = lease;
+        if (stamp - current >= 0) { // later than now unless the lease ran out: then now is
+            long now = ticker.nanoTime();
+            return now - stamp > 0 ? now : stamp;
+        }
         long[] a = late;
         for (int i = 0; i < a.length; i += 2) {
             if (stamp - a[i] >= 0 && stamp - a[i + 1] < 0) {

@@ -19,7 +19,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultChannelPromise;
 import io.netty.util.concurrent.EventExecutor;
 
 // Over 500 lines (listed in checkstyle.xml): the channel's one object and wheel entry: its lifecycle, hot path,
@@ -485,22 +484,14 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         return (long) LAST_READ.getOpaque(this);
     }
 
-    /**
-     * Any thread: ticker time the latest write completed (opaque): its stamp, or under a coarse write clock the
-     * latest time the write it stands for can have completed ({@link CoarseClock#bound}), never earlier than the
-     * completion. What every check compares with a time.
-     */
+    /** Any thread: ticker time the latest write completed, at the latest (opaque; {@link CoarseClock#bound}). */
     public long lastWriteOpaque() {
         long stamp = (long) LAST_WRITE.getOpaque(this);
         CoarseClock coarse = ((BoundConfig) CONFIG.getOpaque(this)).coarse;
         return coarse == null ? stamp : coarse.bound(stamp);
     }
 
-    /**
-     * Any thread: the latest write's stamp as written (opaque), which every completed write changes: what the write
-     * stall's progress and {@code observeOutput} compare for equality. Under a coarse write clock it may be earlier
-     * than the completion it stands for (see {@link CoarseClock}): never compare it with a time.
-     */
+    /** Any thread: the write stamp as written (opaque), which every write moves: to compare for equality only. */
     long lastWriteStamp() {
         return (long) LAST_WRITE.getOpaque(this);
     }
@@ -520,23 +511,15 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         LAST_WRITE.setOpaque(this, now);
     }
 
-    /**
-     * The handler's executor: a write completed (or counts as one) at the ticker reading {@code now}. Under a coarse
-     * write clock the stamp never goes back, and moves by at least one: a lease stamp may be beyond {@code now}, and
-     * the write stall's progress compares stamps for equality ({@link #lastWriteStamp}).
-     */
+    /** The handler's executor: a write at ticker time {@code now} (under a coarse clock: {@link CoarseClock#at}). */
     private void stampWriteAt(BoundConfig bound, long now) {
-        long last;
-        stampWrite(bound.coarse == null || now - (last = lastWriteStamp()) > 0 ? now : last + 1);
+        stampWrite(bound.coarse == null ? now : CoarseClock.at(now, lastWriteStamp()));
     }
 
-    /**
-     * The handler's executor: the stamp of a write that completed before now: a ticker reading, or under a coarse
-     * write clock the clock's lease (no ticker reading: see {@link CoarseClock}).
-     */
+    /** The handler's executor: a write completed before now: a ticker reading, or {@link CoarseClock#stamp}. */
     private long writeTime(BoundConfig bound) {
         CoarseClock coarse = bound.coarse;
-        return coarse == null ? bound.ticker.nanoTime() : coarse.stamp((long) LAST_WRITE.getOpaque(this));
+        return coarse == null ? bound.ticker.nanoTime() : coarse.stamp(lastWriteStamp());
     }
 
     /** Any thread: the policy's side object, or null (opaque); unwrapped from the guards' state if there is one. */
@@ -951,25 +934,6 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
             });
         } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
             // the executor is gone, and the channel with it
-        }
-    }
-
-    /**
-     * The promise a write with the void promise passes on instead, so that its completion is seen; its listener is the
-     * handler, notified on the handler's executor. A void promise takes no listener, so a write counted when it
-     * completes needs a promise of its own, as {@code IdleStateHandler}'s {@code promise.unvoid()} gives it: one object
-     * per such write, where IdleStateHandler's promise also needs a listener array for its second listener (the void
-     * promise's failure listener and its own; {@code VoidPromiseTest} measures both). A failure goes to the void
-     * promise, which fires it down the pipeline if it is the channel's, as unvoid()'s promise does.
-     */
-    static final class VoidWrite extends DefaultChannelPromise {
-
-        /** The application's void promise. */
-        final ChannelPromise voidPromise;
-
-        VoidWrite(Channel channel, EventExecutor executor, ChannelPromise voidPromise) {
-            super(channel, executor);
-            this.voidPromise = voidPromise;
         }
     }
 

@@ -680,6 +680,15 @@ class DocExamplesTest {
         return monitor;
     }
 
+    static HeartbeatMonitor coarse() {
+        // tag::coarse-write-clock[]
+        HeartbeatMonitor monitor = HeartbeatMonitor.builder()
+                .coarseWriteClock(Duration.ofMillis(16))  // writes stamped with a time the worker publishes
+                .build().startWorker();
+        // end::coarse-write-clock[]
+        return monitor;
+    }
+
     @Test
     void theTunedAndHostedMonitorsStartAndClose() throws InterruptedException {
         List<EventLoopGroup> made = new ArrayList<>();
@@ -690,5 +699,8 @@ class DocExamplesTest {
         HeartbeatMonitor tuned = tuned();
         tuned.close();
         assertTrue(tuned.isClosed());
+        HeartbeatMonitor coarse = coarse();
+        coarse.close();
+        assertTrue(coarse.isClosed());
     }
 }

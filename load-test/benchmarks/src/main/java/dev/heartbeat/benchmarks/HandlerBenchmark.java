@@ -172,7 +172,7 @@ public class HandlerBenchmark {
     }
 
     /** A started monitor whose writes are stamped by a coarse write clock of 16 ms. */
-    private static HeartbeatMonitor coarseMonitor() {
+    static HeartbeatMonitor coarseMonitor() {
         HeartbeatMonitor m = HeartbeatMonitor.builder().coarseWriteClock(Duration.ofMillis(16)).build();
         m.startWorker();
         return m;

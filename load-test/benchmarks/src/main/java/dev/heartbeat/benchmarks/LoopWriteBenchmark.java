@@ -49,6 +49,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Pipelines as in {@link HandlerBenchmark}: {@code [sink, idle handler?, read sink]}.
  * <ul>
  * <li>{@code heartbeat}: events, reader and writer idle 60 s (writes tracked), on a started monitor;</li>
+ * <li>{@code heartbeatCoarse}: the same on a monitor with a coarse write clock of 16 ms (no clock read per
+ *     write);</li>
  * <li>{@code idleStateHandler}: {@code new IdleStateHandler(60, 60, 0, SECONDS)};</li>
  * <li>{@code none}: no idle handler, the baseline: an impl's cost is its time minus this one's.</li>
  * </ul>
@@ -68,7 +70,7 @@ public class LoopWriteBenchmark {
     /** Writes per invocation (a multiple of every channel count). */
     static final int WRITES = 4096;
 
-    @Param({"heartbeat", "idleStateHandler", "none"})
+    @Param({"heartbeat", "heartbeatCoarse", "idleStateHandler", "none"})
     public String impl;
 
     /** Channels that write in one turn of the loop. */
@@ -95,6 +97,8 @@ public class LoopWriteBenchmark {
         loop = new BenchLoop();
         if (impl.equals("heartbeat")) {
             monitor = HeartbeatMonitor.start();
+        } else if (impl.equals("heartbeatCoarse")) {
+            monitor = HandlerBenchmark.coarseMonitor();
         }
         server = new ServerBootstrap().group(loop, loop).channel(LocalServerChannel.class)
                 .childHandler(new HandlerBenchmark.ReadSink()).bind(LocalAddress.ANY).sync().channel();
@@ -129,6 +133,7 @@ public class LoopWriteBenchmark {
     private ChannelHandler idleHandler() {
         switch (impl) {
             case "heartbeat":
+            case "heartbeatCoarse":
                 return monitor.newHandler(HeartbeatConfig.events(false, 60, 60, 0, TimeUnit.SECONDS));
             case "idleStateHandler":
                 return new IdleStateHandler(60, 60, 0, TimeUnit.SECONDS);
