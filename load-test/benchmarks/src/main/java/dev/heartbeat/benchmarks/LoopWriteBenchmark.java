@@ -101,7 +101,12 @@ public class LoopWriteBenchmark {
             monitor = HandlerBenchmark.coarseMonitor();
         }
         server = new ServerBootstrap().group(loop, loop).channel(LocalServerChannel.class)
-                .childHandler(new HandlerBenchmark.ReadSink()).bind(LocalAddress.ANY).sync().channel();
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel c) {
+                        c.pipeline().addLast(new HandlerBenchmark.ReadSink()); // not sharable: one per channel
+                    }
+                }).bind(LocalAddress.ANY).sync().channel();
         pipelines = new ChannelPipeline[channels];
         for (int i = 0; i < channels; i++) {
             Channel ch = new Bootstrap().group(loop).channel(LocalChannel.class)
