@@ -593,14 +593,15 @@ public final class HeartbeatMonitor implements AutoCloseable {
         }
 
         /**
-         * Stamps completed writes with a time the worker publishes instead of reading the ticker once per write
-         * (about 20 ns of {@code System.nanoTime()} on the write path; a write then costs a volatile read and a
-         * compare). The worker publishes a time {@code resolution} ahead of its own, the latest a write stamped with
-         * it can have completed, at least every half {@code resolution} (it wakes for that if nothing else wakes
-         * it), so a check on the writes (writer idle, all idle, a ping of {@code pingWhenWriterIdle}) comes up to
-         * {@code resolution} later than with ticker readings, never sooner. If the worker publishes late (a pause, a
-         * blocked host loop), the stamps given meanwhile are judged as the time it published again, so a late
-         * worker makes no check early either. Reads are stamped with ticker readings as before.
+         * Stamps completed writes with a time the worker publishes instead of reading the ticker once per write (a
+         * {@code System.nanoTime()} on the write path, 20 to 60 ns on the machines measured; a write then costs a
+         * volatile read and a compare). The worker publishes a time {@code resolution} ahead of its own, the latest a
+         * write stamped with it can have completed, at least every half {@code resolution} (it wakes for that if
+         * nothing else wakes it), so a check on the writes (writer idle, all idle, a ping when the writer is idle)
+         * comes up to {@code resolution} later than with ticker readings, never sooner. If the
+         * worker publishes late (a pause, a blocked host loop), the stamps given meanwhile are judged as the time it
+         * published again, so a late worker makes no check early either. Reads are stamped with ticker readings as
+         * before.
          *
          * <p>Off by default ({@code Duration.ZERO}): with it, the drop-in idle events are no longer those of
          * {@code IdleStateHandler} to the tick, but up to {@code resolution} later when they count writes. Choose

@@ -39,9 +39,10 @@ import dev.heartbeat.core.Ticker;
  * same verdicts.
  *
  * <p>Threads: {@link #stamp} on event loops; {@link #due} and {@link #refresh} on the worker's cycle only;
- * {@link #bound} on any thread. The stamps are written and read as the handler's other stamps are (opaque), and a
- * verdict that reaches an event loop was judged after the refresh that recorded any late interval it needs
- * (published through the hand-off), so the loop's re-check bounds its stamps as the worker did.
+ * {@link #bound} on any thread. The worker stores the new lease, then the old one's late interval, then the
+ * {@link #floor}; {@link #bound} reads the floor, then the intervals, so a stamp of the old lease is judged by a
+ * ticker reading until its interval can be seen ({@code CoarseClockStress} in the jcstress suite). The stamps are
+ * written and read as the handler's other stamps are (opaque).
  */
 final class CoarseClock {
 
@@ -61,6 +62,13 @@ final class CoarseClock {
     private final long keepNanos;
     /** The lease: written by the worker ({@link #refresh}), read by the event loops (volatile). */
     private volatile long lease;
+    /**
+     * The lease whose stamps {@link #bound} judges by a ticker reading: the current one, or while the worker
+     * publishes the next, the one before it until its late interval, if any, is recorded. Written by the worker
+     * after {@link #late}, read by {@link #bound} before it (volatile): a thread that sees the new floor sees the
+     * interval below it.
+     */
+    private volatile long floor;
     /** Worker only: the lease last published. */
     private long published;
     /**
@@ -80,6 +88,7 @@ final class CoarseClock {
         this.keepNanos = keepNanos;
         this.published = ticker.nanoTime() + resolutionNanos;
         this.lease = published;
+        this.floor = published;
     }
 
     /**
@@ -118,24 +127,26 @@ final class CoarseClock {
         long next = now + resolutionNanos;
         if (next - old > 0) { // never back: a cycle's time can trail the latest one's by the ticker's granularity
             published = next;
-            lease = next;
+            lease = next; // the floor stays at the old lease until its interval is known
             long visible = ticker.nanoTime(); // after the store: the old lease was read before this
             if (visible + guard - old > 0) {
                 record(old, visible + guard, now);
             }
+            floor = next;
         }
     }
 
     /**
      * Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). A
-     * stamp of the current lease (or above it) is judged as the later of itself and now, a ticker reading taken
+     * stamp of the current lease (or above it; while the worker publishes, of the one before) is judged as the later
+     * of itself and now, a ticker reading taken
      * after the stamp was read (the write it stands for came before both): the stamp while the lease runs, now once
      * it has run out and the worker has not published since, which no late interval records yet. That costs a
      * ticker reading only for a stamp of the current lease: on the worker, which publishes before it judges, for a
      * channel that wrote since; on an event loop, where it checks a verdict again before acting on it.
      */
     long bound(long stamp) {
-        long current = lease;
+        long current = floor; // before the intervals: they are recorded before the floor moves past them
         if (stamp - current >= 0) { // later than now unless the lease ran out: then now is
             long now = ticker.nanoTime();
             return now - stamp > 0 ? now : stamp;
@@ -147,11 +158,6 @@ final class CoarseClock {
             }
         }
         return stamp;
-    }
-
-    /** The late intervals kept now, pairs {@code [from, until)}: for tests and the monitor's stats. */
-    long[] lateIntervals() {
-        return late.clone();
     }
 
     /** Worker: adds {@code [from, until)}, dropping the intervals older than {@link #keepNanos}, merging if full. */
