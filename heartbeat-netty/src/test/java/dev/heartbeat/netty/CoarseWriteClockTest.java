@@ -143,6 +143,23 @@ class CoarseWriteClockTest {
     }
 
     @Test
+    void lateIntervalsBeyondTheMostKeptAreMergedNotLost() {
+        EmbeddedChannel ch = writerIdleChannel((HeartbeatHandler) monitor.newHandler(
+                HeartbeatConfig.events(false, 0, 2, 0, TimeUnit.SECONDS)));
+        step(20);
+        ticker.advance(30 * MS); // late: the lease (at most 36 ms) runs out
+        ch.writeAndFlush("a line"); // at 50 ms, stamped with it
+        long written = elapsedMillis();
+        step(1); // the first late interval: [the lease, 51 ms + 2)
+        for (int i = 0; i < 40; i++) { // 40 more, beyond the 32 kept: the oldest two are merged, again and again
+            ticker.advance(30 * MS);
+            step(1);
+        }
+        // The write's interval was merged with the next ones, so its end moved later: a later event, never sooner.
+        idleBetween(written + 2_000, written + 2_000 + 35 * 31 + RESOLUTION_MS + LATE, "the write at 50 ms");
+    }
+
+    @Test
     void theClockWakesNobodyWithNothingToJudgeAndComesBackForTheNextChannel() {
         EmbeddedChannel first = writerIdleChannel(writerIdle());
         step(50);

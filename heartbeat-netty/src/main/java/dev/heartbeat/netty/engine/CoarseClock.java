@@ -34,9 +34,7 @@ import dev.heartbeat.core.Ticker;
  * again while the worker is late (a hosted worker behind its host's backlog) so sees the writes it made meanwhile.
  * The intervals are kept in a small copy-on-write array: empty (one volatile read per
  * {@link #bound}) until the worker is first late; at most {@link #MAX_INTERVALS}, the two oldest merged into one
- * when it is full (a stamp between them is then judged later than needed, never sooner); dropped once older than
- * the longest timeout a configuration can have, when judging a stamp there as itself or as {@code U} gives the
- * same verdicts.
+ * when it is full (a stamp between them is then judged later than needed, never sooner).
  *
  * <p>Threads: {@link #stamp} on event loops; {@link #due} and {@link #refresh} on the worker's cycle only;
  * {@link #bound} on any thread. The worker stores the new lease, then the old one's late interval, then the
@@ -58,8 +56,6 @@ final class CoarseClock {
      * that read the old lease may trail the publishing store by (reordering, visibility), generously.
      */
     private final long guard;
-    /** How long a late interval is kept: the longest delay the wheel takes (any timeout is shorter). */
-    private final long keepNanos;
     /** The lease: written by the worker ({@link #refresh}), read by the event loops (volatile). */
     private volatile long lease;
     /**
@@ -81,11 +77,10 @@ final class CoarseClock {
      * A clock of {@code resolutionNanos} on {@code ticker}, its first lease from now: a worker that starts later than
      * that records the gap as its first late interval.
      */
-    CoarseClock(Ticker ticker, long resolutionNanos, long keepNanos) {
+    CoarseClock(Ticker ticker, long resolutionNanos) {
         this.ticker = ticker;
         this.resolutionNanos = resolutionNanos;
         this.guard = Math.max(1, resolutionNanos / 8);
-        this.keepNanos = keepNanos;
         this.published = ticker.nanoTime() + resolutionNanos;
         this.lease = published;
         this.floor = published;
@@ -130,7 +125,7 @@ final class CoarseClock {
             lease = next; // the floor stays at the old lease until its interval is known
             long visible = ticker.nanoTime(); // after the store: the old lease was read before this
             if (visible + guard - old > 0) {
-                record(old, visible + guard, now);
+                record(old, visible + guard);
             }
             floor = next;
         }
@@ -160,14 +155,9 @@ final class CoarseClock {
         return stamp;
     }
 
-    /** Worker: adds {@code [from, until)}, dropping the intervals older than {@link #keepNanos}, merging if full. */
-    private void record(long from, long until, long now) {
-        long[] a = late;
-        int keep = 0;
-        while (keep < a.length && now - a[keep + 1] > keepNanos) {
-            keep += 2; // recorded in order: the oldest first
-        }
-        a = Arrays.copyOfRange(a, keep, a.length + 2);
+    /** Worker: adds {@code [from, until)} (after every interval recorded before), merging the two oldest if full. */
+    private void record(long from, long until) {
+        long[] a = Arrays.copyOf(late, late.length + 2);
         a[a.length - 2] = from;
         a[a.length - 1] = until;
         if (a.length > 2 * MAX_INTERVALS) { // the two oldest become one: their stamps and those between, judged late

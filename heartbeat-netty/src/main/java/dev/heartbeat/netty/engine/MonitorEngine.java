@@ -234,7 +234,7 @@ public final class MonitorEngine {
         // Its deadline is put on a grid by the Judge; its own window (8 us, as the pacer's) changes it by less.
         this.followUp = lazyHandOffs ? internalEntry() : null;
         this.coarseClock = coarseWriteClockNanos == 0 ? null
-                : new CoarseClock(ticker, coarseWriteClockNanos, HeartbeatConfig.MAX_TIMEOUT.toNanos());
+                : new CoarseClock(ticker, coarseWriteClockNanos);
         this.clockEntry = coarseClock == null ? null : internalEntry();
     }
 

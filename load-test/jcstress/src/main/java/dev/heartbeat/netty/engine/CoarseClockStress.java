@@ -41,7 +41,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 public class CoarseClockStress {
 
     private final AtomicLong time = new AtomicLong();
-    private final CoarseClock clock = new CoarseClock(time::get, 100, Long.MAX_VALUE / 4);
+    private final CoarseClock clock = new CoarseClock(time::get, 100);
     private long written;
     private long stamp;
 
