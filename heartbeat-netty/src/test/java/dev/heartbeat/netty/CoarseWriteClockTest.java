@@ -32,29 +32,20 @@ class CoarseWriteClockTest {
     /** The lateness of a check beyond its deadline while the worker keeps up: a tick, the 1 ms step, rounded up. */
     private static final long LATE = 3;
 
-    private final ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(2));
-    private final long start = ticker.nanoTime();
-    private final HeartbeatMonitor monitor = HeartbeatMonitor.builder().manual().ticker(ticker)
-            .maxCoalescing(Duration.ZERO).coarseWriteClock(Duration.ofMillis(RESOLUTION_MS)).build();
-    private final List<EmbeddedChannel> channels = new ArrayList<>();
+    /** Two seconds before nanoTime wraps: the longer tests cross it. */
+    private final VirtualTime.World world =
+            new VirtualTime.World(2, b -> b.coarseWriteClock(Duration.ofMillis(RESOLUTION_MS)));
+    private final ManualTicker ticker = world.ticker;
+    private final HeartbeatMonitor monitor = world.monitor;
 
     @AfterEach
     void tearDown() {
-        for (EmbeddedChannel ch : channels) {
-            ch.finishAndReleaseAll();
-        }
-        monitor.close();
-    }
-
-    private long elapsedMillis() {
-        return (ticker.nanoTime() - start) / MS;
+        world.close();
     }
 
     /** A worker and event loops that keep up: 1 ms steps, a cycle and then the channels' actions after each. */
     private void step(long millis) {
-        for (long i = 0; i < millis; i++) {
-            VirtualTime.advance(ticker, monitor, 1, channels);
-        }
+        world.step(millis);
     }
 
     /** Records writer-idle events and when they came (ms since the test's start). */
@@ -65,11 +56,11 @@ class CoarseWriteClockTest {
             @Override
             public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
                 if (evt == FIRST_WRITER_IDLE_STATE_EVENT) {
-                    idleAt.add(elapsedMillis());
+                    idleAt.add(world.elapsedMillis());
                 }
             }
         });
-        channels.add(ch);
+        world.channels.add(ch);
         monitor.runOnce();
         return ch;
     }
@@ -80,9 +71,9 @@ class CoarseWriteClockTest {
 
     /** Steps until {@code from} ms (asserting no event before it), then until an event or {@code by} ms. */
     private void idleBetween(long from, long by, String why) {
-        step(from - 1 - elapsedMillis());
+        step(from - 1 - world.elapsedMillis());
         assertEquals(List.of(), idleAt, "never early: " + why);
-        while (idleAt.isEmpty() && elapsedMillis() < by) {
+        while (idleAt.isEmpty() && world.elapsedMillis() < by) {
             step(1);
         }
         assertEquals(1, idleAt.size(), "by " + by + " ms: " + why);
@@ -149,7 +140,7 @@ class CoarseWriteClockTest {
         step(20);
         ticker.advance(30 * MS); // late: the lease (at most 36 ms) runs out
         ch.writeAndFlush("a line"); // at 50 ms, stamped with it
-        long written = elapsedMillis();
+        long written = world.elapsedMillis();
         step(1); // the first late interval: [the lease, 51 ms + 2)
         for (int i = 0; i < 40; i++) { // 40 more, beyond the 32 kept: the oldest two are merged, again and again
             ticker.advance(30 * MS);
@@ -167,7 +158,7 @@ class CoarseWriteClockTest {
         step(RESOLUTION_MS); // the clock's entry comes due once more and finds nothing else in the wheel
         assertEquals(0, monitor.stats().timer().entries(), "no entry kept for the clock alone");
         ticker.advance(5_000 * MS); // quiet: nothing publishes
-        long opened = elapsedMillis();
+        long opened = world.elapsedMillis();
         EmbeddedChannel ch = writerIdleChannel(writerIdle()); // its request arms the clock again
         ch.writeAndFlush("a line");
         idleBetween(opened + 1_000, opened + 1_000 + RESOLUTION_MS + LATE, "a write as the channel opened");

@@ -70,9 +70,15 @@ final class VirtualTime {
         final long start;
 
         World(long secondsBeforeWrap) {
+            this(secondsBeforeWrap, b -> b);
+        }
+
+        /** The same, with the monitor's builder given to {@code tune} before it builds. */
+        World(long secondsBeforeWrap, java.util.function.UnaryOperator<HeartbeatMonitor.Builder> tune) {
             ticker = new ManualTicker(Long.MAX_VALUE - TimeUnit.SECONDS.toNanos(secondsBeforeWrap));
             start = ticker.nanoTime();
-            monitor = HeartbeatMonitor.builder().manual().ticker(ticker).maxCoalescing(Duration.ZERO).build();
+            monitor = tune.apply(HeartbeatMonitor.builder().manual().ticker(ticker).maxCoalescing(Duration.ZERO))
+                    .build();
         }
 
         /** A channel of {@code handlers} (a Heartbeat handler among them), registered with the worker. */

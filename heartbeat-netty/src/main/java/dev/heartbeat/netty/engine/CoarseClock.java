@@ -132,13 +132,13 @@ final class CoarseClock {
     }
 
     /**
-     * Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). A
-     * stamp of the current lease (or above it; while the worker publishes, of the one before) is judged as the later
-     * of itself and now, a ticker reading taken
-     * after the stamp was read (the write it stands for came before both): the stamp while the lease runs, now once
-     * it has run out and the worker has not published since, which no late interval records yet. That costs a
-     * ticker reading only for a stamp of the current lease: on the worker, which publishes before it judges, for a
-     * channel that wrote since; on an event loop, where it checks a verdict again before acting on it.
+     * Any thread: the latest time the write that {@code stamp} stands for can have completed (see the class). A stamp
+     * of the current lease (or above it; while the worker publishes, of the one before) is judged as the later of
+     * itself and now, a ticker reading taken after the stamp was read (the write it stands for came before both): the
+     * stamp while the lease runs, now once it has run out and the worker has not published since, which no late
+     * interval records yet. That costs a ticker reading only for a stamp of the current lease: on the worker, which
+     * publishes before it judges, for a channel that wrote since; on an event loop, where it checks a verdict again
+     * before acting on it.
      */
     long bound(long stamp) {
         long current = floor; // before the intervals: they are recorded before the floor moves past them
