@@ -12,14 +12,14 @@ import dev.heartbeat.core.Ticker;
  * The coarse write clock ({@code HeartbeatMonitor.Builder#coarseWriteClock}): a time the worker publishes
  * for the event loops to stamp completed writes with, instead of reading the ticker once per write.
  *
- * <p><b>What a stamp means.</b> The worker publishes a <i>lease</i>: its cycle's time plus the resolution
- * {@code R}, so a time that has not come yet, and publishes the next one at the latest half a resolution before it
- * runs out ({@link #due}; an entry of the worker's own makes a cycle come by then). A write stamped with the lease
- * therefore completed no later than its stamp: the stamp is at most {@code R} later than the real completion, never
- * earlier, and a check judged on it comes at most {@code R} later than on a ticker reading, never sooner. A stamp is
- * also one more than the channel's previous write stamp if the lease is not beyond it ({@link #stamp}), so every
- * completed write changes the stamp, as a ticker reading does (the write stall's progress and
- * {@code observeOutput} compare stamps for equality).
+ * <p><b>What a stamp means.</b> The worker publishes a <i>lease</i>: its cycle's time plus the resolution {@code R}, so
+ * a time that has not come yet, and publishes the next one at the latest half a resolution before it runs out ({@link
+ * #refreshIfDue}; an entry of the worker's own makes a cycle come by then). A write stamped with the lease therefore
+ * completed no later than its stamp: the stamp is at most {@code R} later than the real completion, never earlier, and
+ * a check judged on it comes at most {@code R} later than on a ticker reading, never sooner. A stamp is also one more
+ * than the channel's previous write stamp if the lease is not beyond it ({@link #stamp}), so every completed write
+ * changes the stamp, as a ticker reading does (the write stall's progress and {@code observeOutput} compare stamps for
+ * equality).
  *
  * <p><b>A worker that publishes late.</b> If the worker did not publish before a lease ran out (a pause of the
  * process, a descheduled thread, a blocked host loop), writes that completed after it ran out got stamps earlier
@@ -36,7 +36,7 @@ import dev.heartbeat.core.Ticker;
  * {@link #bound}) until the worker is first late; at most {@link #MAX_INTERVALS}, the two oldest merged into one
  * when it is full (a stamp between them is then judged later than needed, never sooner).
  *
- * <p>Threads: {@link #stamp} on event loops; {@link #due} and {@link #refresh} on the worker's cycle only;
+ * <p>Threads: {@link #stamp} on event loops; {@link #refreshIfDue} on the worker's cycle only;
  * {@link #bound} on any thread. The worker stores the new lease, then the old one's late interval, then the
  * {@link #floor}; {@link #bound} reads the floor, then the intervals, so a stamp of the old lease is judged by a
  * ticker reading until its interval can be seen ({@code CoarseClockStress} in the jcstress suite). The stamps are
@@ -56,7 +56,7 @@ final class CoarseClock {
      * that read the old lease may trail the publishing store by (reordering, visibility), generously.
      */
     private final long guard;
-    /** The lease: written by the worker ({@link #refresh}), read by the event loops (volatile). */
+    /** The lease: written by the worker ({@link #refreshIfDue}), read by the event loops (volatile). */
     private volatile long lease;
     /**
      * The lease whose stamps {@link #bound} judges by a ticker reading: the current one, or while the worker
@@ -103,24 +103,21 @@ final class CoarseClock {
         return now - last > 0 ? now : last + 1;
     }
 
-    /** Worker: whether the lease runs out within half a resolution of {@code now}: publish a new one. */
-    boolean due(long now) {
-        return nextDue() - now <= 0;
-    }
-
     /** Worker (or its builder, before it starts): when the lease is due again, half a resolution before it runs out. */
     long nextDue() {
         return published - resolutionNanos / 2;
     }
 
     /**
-     * Worker, at the start of its cycle's work at {@code now}: publishes the lease {@code now} plus the resolution,
-     * and records the interval of stamps the old one may have given too early, if it was outlived.
+     * Worker, before it judges anything at {@code now}: if the lease runs out within half a resolution
+     * ({@link #nextDue}), publishes the lease {@code now} plus the resolution, and records the interval of stamps the
+     * old one may have given too early, if it was outlived.
      */
-    void refresh(long now) {
+    void refreshIfDue(long now) {
         long old = published;
         long next = now + resolutionNanos;
-        if (next - old > 0) { // never back: a cycle's time can trail the latest one's by the ticker's granularity
+        // Never back: a cycle's time can trail the latest one's by the ticker's granularity.
+        if (nextDue() - now <= 0 && next - old > 0) {
             published = next;
             lease = next; // the floor stays at the old lease until its interval is known
             long visible = ticker.nanoTime(); // after the store: the old lease was read before this

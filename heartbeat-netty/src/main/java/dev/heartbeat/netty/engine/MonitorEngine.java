@@ -245,10 +245,7 @@ public final class MonitorEngine {
      */
     void clockWanted() {
         if (coarseClock != null && !clockArmed) {
-            long now = ticker.nanoTime();
-            if (coarseClock.due(now)) {
-                coarseClock.refresh(now);
-            }
+            coarseClock.refreshIfDue(ticker.nanoTime());
             clockArmed = worker.arm(clockEntry, coarseClock.nextDue());
         }
     }
@@ -755,8 +752,8 @@ public final class MonitorEngine {
         public void onExpired(TimerEntry entry, long now) {
             HeartbeatHandler handler = (HeartbeatHandler) entry; // the only entries of this monitor's wheel
             cycleNow = now;
-            if (coarseClock != null && coarseClock.due(now)) {
-                coarseClock.refresh(now); // before anything is judged: it may record stamps given too early
+            if (coarseClock != null) {
+                coarseClock.refreshIfDue(now); // before anything is judged: it may record stamps given too early
             }
             if (handler == clockEntry) {
                 // Kept fresh while there is anything to judge; a schedule request arms it again (clockWanted).

@@ -48,7 +48,7 @@ public class CoarseClockStress {
     @Actor
     public void worker() {
         time.set(300);
-        clock.refresh(300);
+        clock.refreshIfDue(300);
     }
 
     @Actor
