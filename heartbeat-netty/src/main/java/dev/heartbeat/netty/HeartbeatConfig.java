@@ -499,7 +499,9 @@ public final class HeartbeatConfig {
          *     longer than the latest first ping of a silent channel: the {@link #interval} plus its
          *     largest {@link #jitter}, plus the configuration's coalescing window (1/64 of the interval
          *     at most) and two ticks of 1.05 ms (checked by {@link #build()}: else a channel could close
-         *     before its first ping)
+         *     before its first ping). A worker late by more than the margin (a pause longer than the
+         *     timeout less the interval) may find the ping and the close due at once: the close comes
+         *     without the ping, as when an action budget defers the ping that long
          */
         public Builder closeWhenReaderIdle(Duration timeout) {
             requirePingPolicy("closeWhenReaderIdle");

@@ -648,7 +648,8 @@ public final class HeartbeatMonitor implements AutoCloseable {
         /**
          * A check that comes due this much later than the wheel's own lateness (up to one tick)
          * means the worker (or the whole process) stalled; it is then re-judged after as long again,
-         * so that a pause does not close every connection at once. 100 ms by default; a threshold
+         * so that a pause does not close every connection at once (a channel's {@link HeartbeatMonitor#drain} slot that
+         * came in the pause is not deferred: it closes at once). 100 ms by default; a threshold
          * longer than {@code Long.MAX_VALUE} ns means never.
          *
          * @throws IllegalArgumentException if negative

@@ -290,6 +290,31 @@ class ComposedPoliciesTest {
         }
     }
 
+    /**
+     * A drain and a late worker (the interaction model's late spells, seed 150): a check that comes due after a
+     * stall is deferred by the stall's length ({@code HeartbeatMonitor.Builder#stallThreshold}), but never past the
+     * channel's drain slot, which every placement keeps; a slot that came in the stall is closed at once. Before the
+     * fix the deferral was placed at the slot, in the past, so the entry expired again a cycle later, and that
+     * cycle closed the channel (a stall re-check counted where none was taken).
+     */
+    @Test
+    void aDrainSlotThatCameWhileTheWorkerWasLateIsClosedAtOnce() {
+        try (Clock clock = new Clock(0)) {
+            App app = new App(clock);
+            EmbeddedChannel ch = clock.channel(HeartbeatConfig.closeWhenIdle().readerIdle(Duration.ofSeconds(30))
+                    .build(), app);
+            clock.monitor.drain(Duration.ofMillis(100));
+            clock.until(1); // the drain's slots are handed out
+            assertTrue(ch.isOpen(), "its slot is within the drain's 100 ms window, not at once");
+            clock.ticker.advance(500 * MS); // the worker is late: no cycle for 500 ms, past the slot
+            clock.monitor.runOnce();
+            ch.runPendingTasks();
+            assertFalse(ch.isOpen(), "its drain slot came in the stall: closed in the first cycle after it");
+            assertEquals(List.of(CloseReason.DRAIN), closeReasons(app));
+            assertEquals(0, clock.monitor.stats().stallRechecks(), "a drain slot that came is not deferred");
+        }
+    }
+
     private static List<CloseReason> closeReasons(App app) {
         List<CloseReason> reasons = new ArrayList<>();
         for (Object e : app.events) {

@@ -979,9 +979,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         return cfg.hasGuardState() && SIDE.getOpaque(this) instanceof GuardState g && cfg.guards.conversationOver(g);
     }
 
-    /** Worker: whether to defer a check that came due {@code lateness} ns late because the worker stalled. */
-    boolean takeStallGrace() {
-        if ((judgement & STALL_GRACE) != 0) {
+    /** Worker: whether to defer a check that came due late because the worker stalled: not once a drain slot came. */
+    boolean takeStallGrace(long now) {
+        if ((judgement & STALL_GRACE) != 0 || (judgement < 0 && now - monitor().drainTime(drainSlot()) >= 0)) {
             return false;
         }
         judgement |= STALL_GRACE;

@@ -787,9 +787,11 @@ public final class MonitorEngine {
             if (lateness > cycleLateness) {
                 cycleLateness = lateness;
             }
-            if (lateness > stallAfterNanos && handler.takeStallGrace()) {
+            if (lateness > stallAfterNanos && handler.takeStallGrace(now)) {
                 // The worker was late (a pause?): stamps the event loops would have written meanwhile
-                // may be missing. Look again after as long as the delay before judging.
+                // may be missing. Look again after as long as the delay before judging (a drain slot that
+                // came meanwhile is not deferred: it closes whatever the stamps say, and every placement
+                // keeps it, see HeartbeatHandler#coalesce).
                 stallRechecks.increment();
                 worker.rearm(handler, now + lateness);
                 return;
