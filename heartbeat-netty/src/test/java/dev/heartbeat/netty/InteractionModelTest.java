@@ -465,22 +465,23 @@ class InteractionModelTest {
          * The worker's late spells: the longest one (0: none, the worker runs every millisecond, as in the reruns of
          * the seeds found before spells were drawn), drawn with the spells from a stream of their own (as
          * {@link #echoRnd}). In a spell the model's time moves and the event loops run, but the worker runs no cycle
-         * (a descheduled worker thread, or a hosting loop busy elsewhere); a spell starts only after the worker has
-         * run since the last one. Drawn in the default run only (as the executors of handlers' own): the reruns of
-         * the seeds found before replay their episodes. What it proves: a late worker makes actions late by at most
-         * twice the spell (the spell, and a check deferred as a stall looks again after as long,
-         * {@code HeartbeatMonitor.Builder#stallThreshold}), added to every action's slack, and never early,
-         * whatever it stamped meanwhile (a coarse write clock's lease runs out in a spell: {@code CoarseClock}'s
-         * late intervals; a mutant that judges such stamps as themselves fails 39 of 500 episodes). Found when
-         * first drawn: seed 150, a check deferred as a stall was placed at a drain slot that came in the spell, in
-         * the past, and expired again a cycle later (fixed, {@code ComposedPoliciesTest}); seed 139, a reader-idle
-         * close without a ping, both due at once after a spell (documented: {@code closeWhenReaderIdle}).
+         * (a descheduled worker thread, or a hosting loop busy elsewhere); a spell starts only twice the longest
+         * spell after the last one ended, so that an action meets at most one spell and its deferral (seed 4267:
+         * three spells back to back made a close late by all three). Drawn in the default run only (as the
+         * executors of handlers' own): the reruns of the seeds found before replay their episodes. What it proves:
+         * a late worker makes actions late by at most twice the spell (the spell, and a check deferred as a stall
+         * looks again after as long, {@code HeartbeatMonitor.Builder#stallThreshold}), added to every action's
+         * slack, and never early, whatever it stamped meanwhile (a coarse write clock's lease runs out in a spell:
+         * {@code CoarseClock}'s late intervals; a mutant that judges such stamps as themselves fails 27 of 500
+         * episodes). Found when first drawn: seed 150, a check deferred as a stall was placed at a drain slot that
+         * came in the spell, in the past, and expired again a cycle later (fixed, {@code ComposedPoliciesTest});
+         * seed 139, a reader-idle close without a ping, both due at once after a spell (documented:
+         * {@code closeWhenReaderIdle}); seed 4562, idle events: one for the timeouts that passed in a spell.
          */
         final long workerLateMax;
         final Random lateRnd;
-        /** The end of the worker's late spell (by {@link #now}), and whether it has run a cycle since. */
-        long workerLateUntil = Long.MIN_VALUE;
-        boolean workerRanSinceLate = true;
+        /** The end of the worker's latest late spell (by {@link #now}). */
+        long workerLateUntil = NONE;
         /**
          * What the model allows an action beyond its deadline: {@link #SLACK} plus the widest coalescing window of
          * the episode's configurations ({@code maxCoalescing}: "the most an idle channel's action may be delayed").
@@ -658,10 +659,10 @@ class InteractionModelTest {
         }
 
         private void act() {
-            if (workerLateMax > 0 && workerRanSinceLate && lateRnd.nextInt(40) == 0) {
+            boolean spellOver = workerLateUntil == NONE || now() - workerLateUntil >= 2 * workerLateMax;
+            if (workerLateMax > 0 && spellOver && lateRnd.nextInt(40) == 0) {
                 long ms = 1L + lateRnd.nextInt((int) (workerLateMax / MS));
                 workerLateUntil = now() + ms * MS;
-                workerRanSinceLate = false;
                 note("the worker is late for the next " + ms + " ms");
             }
             int r = rnd.nextInt(1_000);
@@ -788,7 +789,6 @@ class InteractionModelTest {
             if (now() < workerLateUntil) {
                 return -1;
             }
-            workerRanSinceLate = true;
             return monitor.runOnce();
         }
 
@@ -1541,11 +1541,13 @@ class InteractionModelTest {
                         continue;
                     }
                     long due = c.lastActivity(k) + (c.eventsOfSpell(k) + 1L) * s.idle[k] + slack(s) + budgetSlack;
-                    if (budget > 0 && c.eventsOfSpell(k) > 0) {
+                    if ((budget > 0 || workerLateUntil > c.lastActivity(k)) && c.eventsOfSpell(k) > 0) {
                         // An event deferred by the budget past the next one's time is merged with it (one pending
                         // action word per channel: HeartbeatHandler#offerActions), so a spell under a saturated
                         // budget has fewer events than timeouts: the next comes a timeout after the latest one,
-                        // deferred at most as one action is (seed 53: 5 actions/s for 4 channels).
+                        // deferred at most as one action is (seed 53: 5 actions/s for 4 channels). So under a
+                        // worker late in this spell: the timeouts that passed while it was late make one event when
+                        // it is back, as IdleStateHandler's task run late after a pause does (seed 4562).
                         due = Math.max(due, c.lastEventAt[k] + s.idle[k] + slack(s) + budgetSlack);
                     }
                     if (t > due) {
@@ -1707,7 +1709,7 @@ class InteractionModelTest {
 
         /** The worker keeps up (a cycle every 1 ms, no late spell yet): no check may be deferred as a stall. */
         void checkNoStallRecheck(HeartbeatStats stats) {
-            boolean neverLate = workerLateUntil == Long.MIN_VALUE;
+            boolean neverLate = workerLateUntil == NONE;
             if (stats.stallRechecks() > 0 && neverLate && !muted.contains("checkNoStallRecheck")) {
                 violate("checkNoStallRecheck", overloadEver ? 8 : anyAgeFromReconfigure() ? 12
                         : anyUnwritableFromReconfigure() ? 7 : 0,
