@@ -70,19 +70,17 @@ public final class EventLoopBatch implements Runnable {
 
     /**
      * The most one run spends on actions before it leaves the rest to a task of its own: half of the
-     * 200 µs that issue 29 allows a task on an event loop, so that the overrun of a check interval
-     * (up to {@link #CHECK_EVERY} - 1 actions past the budget) still fits. A time, not a count,
-     * because an action's cost ranges from a ping written to a local channel to a close that runs the
-     * pipeline's whole channelInactive chain: a count that keeps closes short would cut pings
-     * needlessly fine.
+     * 200 µs that issue 29 allows a task on an event loop, so that the one action a run may take past
+     * it still fits, unless that action alone is as long. The clock is read before every action: one
+     * {@code System.nanoTime()} (21.7 ns on this project's 2-core VM, tsc clock source) against an
+     * action of microseconds (a write through the pipeline; an action took 21.7 µs of CPU at the
+     * median and 83 at the 90th percentile in a 100k tcp run, where, with the clock read every four
+     * actions, 3,301 runs of four actions took over 200 µs: {@code load-test/docs/results.md}). A time,
+     * not a count, because an action's cost ranges from a ping written to a local channel to a close
+     * that runs the pipeline's whole channelInactive chain: a count that keeps closes short would cut
+     * pings needlessly fine.
      */
     public static final long RUN_BUDGET_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-    /**
-     * Actions between two reads of the clock (a power of two): one {@code System.nanoTime()} cost
-     * 21.7 ns on this project's 2-core VM (tsc clock source), so one read per 4 actions adds about
-     * 5 ns to an action that costs a microsecond or more (a write through the pipeline).
-     */
-    public static final int CHECK_EVERY = 4;
 
     /** Not in the event loop's task queue (or running already, past its start). */
     private static final int IDLE = 0;
@@ -228,7 +226,7 @@ public final class EventLoopBatch implements Runnable {
         // What was pushed before the submission, and no more: later pushes come with their own run.
         // (relaxedPoll never waits for a push in progress; that push is followed by a submission.)
         for (int n = pending.size(); n > 0; n--) {
-            if ((handled & (CHECK_EVERY - 1)) == 0 && handled != 0 && clock.nanoTime() - start >= RUN_BUDGET_NANOS) {
+            if (handled != 0 && clock.nanoTime() - start >= RUN_BUDGET_NANOS) {
                 FlightEvents.endBatchRun(event, handled, true);
                 continueLater();
                 return;
