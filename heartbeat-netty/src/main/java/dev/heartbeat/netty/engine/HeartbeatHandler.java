@@ -30,8 +30,7 @@ import io.netty.util.concurrent.EventExecutor;
  * channel's one entry in the monitor's timing wheel, so a channel costs one object besides its
  * pipeline context (and a side object for the configurations that need one: a ping probe that
  * matches answers, observeOutput, all three idle kinds, the guards; {@code HandlerLayoutTest} pins
- * the sizes). Created by
- * {@link HeartbeatMonitor#newHandler}; not sharable.
+ * the sizes). Created by {@link HeartbeatMonitor#newHandler}; not sharable.
  *
  * <p>The handler holds the channel's state and runs its lifecycle, the hot path and the hand-off;
  * what to decide when the entry comes due, and what to do about it on the event loop, is the
@@ -544,10 +543,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     }
 
     /**
-     * Event loop or worker: the probe state, if the side object is one. Under a ping configuration
-     * whose probe matches answers it is, except to a worker still judging such a configuration the
-     * event loop is switching away from (to one with another side object): that verdict is stale,
-     * and dropped on the event loop.
+     * Event loop or worker: the probe state, if the side object is one. Under a ping configuration whose probe matches
+     * answers it is, except to a worker still judging such a configuration the event loop is switching away from (to
+     * one with another side object): that verdict is stale, and dropped on the event loop.
      */
     public ProbeState probeState() {
         return side() instanceof ProbeState p ? p : null;
@@ -673,9 +671,14 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
         return (judgement & DRAIN_SLOT_BITS) >>> DRAIN_SLOT_SHIFT;
     }
 
+    /** Worker only: whether this channel is draining and its drain slot has come by {@code now}. */
+    private boolean drainSlotCame(long now) {
+        return judgement < 0 && now - monitor().drainTime(drainSlot()) >= 0; // DRAINING, and its slot came
+    }
+
     /** Worker only ({@link DrainRule}): whether this channel's drain slot has come; it is then no longer draining. */
     boolean takeDrainSlotIfDue(long now) {
-        if (judgement < 0 && now - monitor().drainTime(drainSlot()) >= 0) { // DRAINING, and its slot came
+        if (drainSlotCame(now)) {
             judgement &= ~(DRAINING | DRAIN_SLOT_BITS);
             return true;
         }
@@ -830,10 +833,9 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     }
 
     /**
-     * The handler's executor: a flush passes: after it, the latest write is settled (see
-     * {@link #onWrite}), and the writes whose listeners ran during it are stamped, with one clock
-     * read in all: a {@link Duplex}'s listeners only mark the stamp owed while it flushes
-     * ({@link Duplex#flushState}); a {@link WriteTracker}'s read the clock each.
+     * The handler's executor: a flush passes: after it, the latest write is settled (see {@link #onWrite}), and the
+     * writes whose listeners ran during it are stamped, with one clock read in all: a {@link Duplex}'s listeners only
+     * mark the stamp owed while it flushes ({@link Duplex#flushState}); a {@link WriteTracker}'s read the clock each.
      */
     final void onFlush(WriteSite site, ChannelHandlerContext ctx) {
         Duplex duplex = site instanceof Duplex d && (d.flushState & Duplex.FLUSHING) == 0 ? d : null; // outermost
@@ -909,11 +911,10 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
     }
 
     /**
-     * A write completed, or was completed when it was settled later (see {@link #onWrite}): stamped on
-     * the handler's executor. The listener of a promise runs on the
-     * promise's executor, which for the application's promises is the channel's event loop (or the
-     * writing handler's executor); a handler on an executor of its own is handed the completion there
-     * (a task per write, on that configuration only), and keeps its stamp from going back.
+     * A write completed, or was completed when it was settled later (see {@link #onWrite}): stamped on the handler's
+     * executor. The listener of a promise runs on the promise's executor, which for the application's promises is the
+     * channel's event loop (or the writing handler's executor); a handler on an executor of its own is handed the
+     * completion there (a task per write, on that configuration only), and keeps its stamp from going back.
      */
     @Override
     public void operationComplete(ChannelFuture future) {
@@ -981,7 +982,7 @@ public sealed class HeartbeatHandler extends TimerEntry implements ChannelInboun
 
     /** Worker: whether to defer a check that came due late because the worker stalled: not once a drain slot came. */
     boolean takeStallGrace(long now) {
-        if ((judgement & STALL_GRACE) != 0 || (judgement < 0 && now - monitor().drainTime(drainSlot()) >= 0)) {
+        if ((judgement & STALL_GRACE) != 0 || drainSlotCame(now)) {
             return false;
         }
         judgement |= STALL_GRACE;
