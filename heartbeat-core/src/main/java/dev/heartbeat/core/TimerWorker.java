@@ -85,8 +85,8 @@ import org.slf4j.LoggerFactory;
  * cycle it was asked for within a period (a blocked or shut-down event loop), runs the cycles itself
  * until the host runs one again. One thread at a time drives the wheel (a CAS on the driver), so the
  * two hand it over with a happens-before edge, as {@link #doWork()} callers do. A host's run is bounded
- * by time ({@link #HOSTED_RUN_BUDGET_NANOS}, the clock read once per {@link #HOSTED_CHUNK} pieces of
- * work, a cascade included through {@link TimingWheel#advance(long, int, int, ExpiryHandler)}'s place
+ * by time ({@link #HOSTED_RUN_BUDGET_NANOS}, the clock read once per chunk of up to {@link #HOSTED_CHUNK}
+ * pieces of work, a cascade included through {@link TimingWheel#advance(long, int, int, ExpiryHandler)}'s place
  * limit): what is left is planned at once as the next run, so the host's own work interleaves.
  *
  * @param <E> the entry type
@@ -111,20 +111,26 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     /**
      * The most one hosted run spends before it leaves the rest of its work to the next run, which it
      * asks its host for at once ({@link CycleHost#plan} with 0): half of the 200 µs that issue 29 allows
-     * a task on an event loop, so that the overrun of one chunk ({@link #HOSTED_CHUNK}) still fits.
+     * a task on an event loop, so that the overrun of one chunk ({@link #HOSTED_CHUNK}) still fits, unless
+     * one piece alone is that long.
      * Requests get at most half of it, so a storm of registrations cannot starve the expiries. The
      * worker's own thread (and a watchdog take-over) runs whole cycles.
      */
     static final long HOSTED_RUN_BUDGET_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     /**
-     * Requests applied, entries placed by a cascade or entries expired between two reads of the ticker
-     * in a hosted run. A piece costs from tens of nanoseconds (warm) to more than 3 µs (an expiry and its
-     * judgement on cold caches: at a million connections, the JFR events' CPU time put the first chunk
-     * of 64 over 200 µs in about 50 runs), so the overrun of a chunk of 16 stays well within the 100 µs
-     * between the budget and issue 29's bound, for a clock read (21.7 ns for {@code System.nanoTime()} on
-     * this project's VM) per 16 pieces.
+     * The most requests applied, entries placed by a cascade or entries expired between two reads of the
+     * ticker in a hosted run: a chunk starts at one piece and doubles up to this while a chunk takes
+     * under {@link #HOSTED_CHEAP_CHUNK_NANOS}, and is one piece again after a chunk that took longer. A
+     * piece costs from tens of nanoseconds (warm) to more than 3 µs (an expiry and its judgement on cold
+     * caches: at a million connections, the JFR events' CPU time put the first chunk of 64 over 200 µs in
+     * about 50 runs), and 23 to 51 µs at the median in the hosted cycles that took over 200 µs of CPU at
+     * 100k tcp connections on a slower VM ({@code load-test/docs/results.md}): so cheap pieces share a
+     * clock read (21.7 ns for {@code System.nanoTime()} on this project's VM) by 16, and costly ones are
+     * each followed by one, and a run ends about one piece past its budget.
      */
     static final int HOSTED_CHUNK = 16;
+    /** A chunk that took less than this is cheap: the next one is twice as long (see {@link #HOSTED_CHUNK}). */
+    static final long HOSTED_CHEAP_CHUNK_NANOS = TimeUnit.MICROSECONDS.toNanos(4);
     /** {@link #wakeAt} of a worker parked with an empty wheel: every schedule request wakes it. */
     private static final long FOREVER = 1L << 62;
 
@@ -612,31 +618,48 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
     }
 
     /**
-     * A hosted run's cycle: as {@link #cycle}, but in chunks of {@link #HOSTED_CHUNK}, stopping once
+     * A hosted run's cycle: as {@link #cycle}, but in chunks (see {@link #HOSTED_CHUNK}), stopping once
      * {@link #HOSTED_RUN_BUDGET_NANOS} has passed since {@code now} (requests: half of it). Whatever is
      * left stays queued or due, and the caller plans the next run at once.
      */
     private int boundedCycle(long now) {
         counters.cycle();
+        int chunk = 1;
+        long read = now; // the latest clock reading
         int applied = 0;
         while (applied < maxRequestsPerCycle) {
-            int n = requests.drain(applyRequest, Math.min(HOSTED_CHUNK, maxRequestsPerCycle - applied));
+            int n = requests.drain(applyRequest, Math.min(chunk, maxRequestsPerCycle - applied));
             applied += n;
-            if (n == 0 || ticker.nanoTime() - now >= HOSTED_RUN_BUDGET_NANOS / 2) {
+            if (n == 0) {
                 break;
             }
+            long t = ticker.nanoTime();
+            if (t - now >= HOSTED_RUN_BUDGET_NANOS / 2) {
+                break;
+            }
+            chunk = nextChunk(chunk, t - read);
+            read = t;
         }
         expiredThisCycle = false;
         int expired = 0;
         while (true) {
-            expired += wheel.advance(now, Math.min(HOSTED_CHUNK, maxExpirationsPerCycle - expired), HOSTED_CHUNK,
-                    dispatch);
-            if (!wheel.hasDue() || expired >= maxExpirationsPerCycle
-                    || ticker.nanoTime() - now >= HOSTED_RUN_BUDGET_NANOS) {
+            expired += wheel.advance(now, Math.min(chunk, maxExpirationsPerCycle - expired), chunk, dispatch);
+            if (!wheel.hasDue() || expired >= maxExpirationsPerCycle) {
                 break;
             }
+            long t = ticker.nanoTime();
+            if (t - now >= HOSTED_RUN_BUDGET_NANOS) {
+                break;
+            }
+            chunk = nextChunk(chunk, t - read);
+            read = t;
         }
         return endCycle(applied, expired);
+    }
+
+    /** A hosted run's next chunk after one of {@code chunk} pieces that took {@code nanos} ({@link #HOSTED_CHUNK}). */
+    static int nextChunk(int chunk, long nanos) {
+        return nanos < HOSTED_CHEAP_CHUNK_NANOS ? Math.min(chunk << 1, HOSTED_CHUNK) : 1;
     }
 
     /** The end of a cycle, whole or bounded: the handler's batch hand-off, then the counters; the work done. */
