@@ -7,7 +7,9 @@ usage: jfr-events.py DIR_OR_FILE...   prints, per event type: count, p50, p90, p
                                   ran longer than 200 us, over all recordings given (empty ones skipped); then the
                                   same of the CPU time the thread spent in each run (the events' cpuTime, recorded
                                   since it was added; -1 where the JVM does not measure it), and how many of the
-                                  runs over 200 us of wall time spent less than 200 us of CPU (off the core).
+                                  runs over 200 us of wall time spent less than 200 us of CPU (off the core);
+                                  where the recordings hold jdk.GarbageCollection (timeline.jfc), also how many
+                                  of all runs and of those over 200 us of CPU started while a GC cycle ran.
        jfr-events.py --ages 0,48,85,115 DIR_OR_FILE...   the same p50, p99 and counts over 200 us (wall time and
                                   CPU time) for each range of the JVM's age at the event's start, in seconds (the
                                   last range open-ended), e.g. the connect phase and the two waves of pings of the
@@ -42,11 +44,12 @@ durs = {}
 cpus = {}
 fields = {}
 by_age = {}
+in_gcs = {}
 for f in files:
     if os.path.getsize(f) == 0:
         print(f'{f}: empty, skipped'); continue
     out = subprocess.run(['jfr', 'print', '--json', '--events',
-                          'dev.heartbeat.HostedCycle,dev.heartbeat.BatchRun,jdk.JVMInformation', f],
+                          'dev.heartbeat.HostedCycle,dev.heartbeat.BatchRun,jdk.JVMInformation,jdk.GarbageCollection', f],
                          capture_output=True, text=True)
     if out.returncode != 0:
         print(f'{f}: {out.stderr.strip()[:200]}'); continue
@@ -54,8 +57,10 @@ for f in files:
     start = [instant(e['values']['jvmStartTime']) for e in events if e['type'] == 'jdk.JVMInformation']
     if ages and not start:
         print(f'{f}: no jdk.JVMInformation, skipped'); continue
+    gcs = [(instant(e['values']['startTime']), seconds(e['values']['duration']))
+           for e in events if e['type'] == 'jdk.GarbageCollection']
     for e in events:
-        if e['type'] == 'jdk.JVMInformation':
+        if e['type'] in ('jdk.JVMInformation', 'jdk.GarbageCollection'):
             continue
         t = e['type'].split('.')[-1]
         wall = seconds(e['values']['duration']) * 1e6
@@ -64,6 +69,13 @@ for f in files:
         cpu = seconds(cpu) * 1e6 if cpu is not None and not str(cpu).startswith('-') else None
         if cpu is not None:
             cpus.setdefault(t, []).append((cpu, wall))
+        if gcs:
+            at = instant(e['values']['startTime'])
+            in_gc = any(0 <= (at - g).total_seconds() <= d for g, d in gcs)
+            k = in_gcs.setdefault(t, [0, 0, 0, 0])  # all, all in a GC cycle, over 200 us of CPU, those in one
+            k[0] += 1; k[1] += in_gc
+            if cpu is not None and cpu > 200:
+                k[2] += 1; k[3] += in_gc
         if e['values'].get('continued'):
             fields[t] = fields.get(t, 0) + 1
         if ages:
@@ -84,6 +96,10 @@ for t, v in sorted(durs.items()):
         print(f'  CPU time ({m} events): p50 {qc(.5):.1f} us, p90 {qc(.9):.1f}, p99 {qc(.99):.1f}, '
               f'p99.9 {qc(.999):.1f}, max {c[-1]:.1f}; over 200 us: {sum(1 for x in c if x > 200)}; '
               f'over 200 us of wall time but not of CPU: {off}')
+    g = in_gcs.get(t)
+    if g:
+        print(f'  started while a GC cycle ran: {g[1]} of {g[0]} ({100 * g[1] / g[0]:.0f}%); of those over 200 us of '
+              f'CPU: {g[3]} of {g[2]} ({100 * g[3] / max(1, g[2]):.0f}%)')
 if ages:
     for (t, i), v in sorted(by_age.items()):
         hi = f'{ages[i + 1]:g}' if i + 1 < len(ages) else ''
