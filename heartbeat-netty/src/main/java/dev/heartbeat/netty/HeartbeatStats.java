@@ -27,6 +27,10 @@ import dev.heartbeat.core.TimerStats;
  * @param pingWriteFailures pings whose factory threw or whose write failed; they count as neither
  *     sent nor missed, and the ping policy tries again after the ping timeout
  * @param stallRechecks checks deferred because the worker was late by more than the stall threshold
+ * @param coarseClockLateSpells times the worker, late, published the coarse write clock's next time after the last
+ *     one had run out ({@link HeartbeatMonitor.Builder#coarseWriteClock}): the writes stamped meanwhile are judged as
+ *     of when it published again, so checks on them came later than the resolution alone makes them, never sooner.
+ *     A clock let go while the monitor had nothing to judge, and taken back, is not counted. 0 without the clock
  * @param actionFailures actions that threw on the event loop (a downstream handler)
  * @param dispatchRejected action batches an event loop refused because it was shutting down
  * @param dispatchFailures hand-offs of an action batch whose executor threw otherwise (an
@@ -55,6 +59,7 @@ public record HeartbeatStats(
         long pingsSent,
         long pingWriteFailures,
         long stallRechecks,
+        long coarseClockLateSpells,
         long actionFailures,
         long dispatchRejected,
         long dispatchFailures,

@@ -86,6 +86,7 @@ class CoarseWriteClockTest {
         step(100);
         ch.writeAndFlush("a line"); // completes within the flush: stamped with the lease, no ticker reading
         idleBetween(1_100, 1_100 + RESOLUTION_MS + LATE, "a write at 100 ms");
+        assertEquals(0, monitor.stats().coarseClockLateSpells(), "a worker that keeps up is never late");
     }
 
     @Test
@@ -97,6 +98,7 @@ class CoarseWriteClockTest {
         // Judged as when the worker published again (111 ms, plus the clock's guard of 2 ms): a check on the stamp
         // alone would come at 1,066 ms or before, 44 ms early.
         idleBetween(1_110, 1_111 + 2 + RESOLUTION_MS + LATE, "a write at 110 ms, while the worker was late");
+        assertEquals(1, monitor.stats().coarseClockLateSpells(), "the one late publication, counted");
     }
 
     @Test
@@ -148,6 +150,7 @@ class CoarseWriteClockTest {
         }
         // The write's interval was merged with the next ones, so its end moved later: a later event, never sooner.
         idleBetween(written + 2_000, written + 2_000 + 35 * 31 + RESOLUTION_MS + LATE, "the write at 50 ms");
+        assertEquals(41, monitor.stats().coarseClockLateSpells(), "every late publication counted, merged or not");
     }
 
     @Test
@@ -162,6 +165,7 @@ class CoarseWriteClockTest {
         EmbeddedChannel ch = writerIdleChannel(writerIdle()); // its request arms the clock again
         ch.writeAndFlush("a line");
         idleBetween(opened + 1_000, opened + 1_000 + RESOLUTION_MS + LATE, "a write as the channel opened");
+        assertEquals(0, monitor.stats().coarseClockLateSpells(), "a clock let go while idle is not a late worker");
     }
 
     @Test

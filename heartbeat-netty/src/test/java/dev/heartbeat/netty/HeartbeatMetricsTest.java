@@ -55,7 +55,8 @@ class HeartbeatMetricsTest {
                 registry.get("heartbeat.worker.expirations").functionCounter().count());
         for (String alert : new String[] {"heartbeat.dispatch.failures", "heartbeat.worker.callback.failures",
                 "heartbeat.unmonitored.channels", "heartbeat.actions.deferred", "heartbeat.closes.held",
-                "heartbeat.closes.hold.expired", "heartbeat.pings.backoffs", "heartbeat.overload.closes"}) {
+                "heartbeat.closes.hold.expired", "heartbeat.pings.backoffs", "heartbeat.overload.closes",
+                "heartbeat.coarse.clock.late"}) {
             assertEquals(0.0, registry.get(alert).functionCounter().count(), alert);
         }
         assertEquals(0.0, registry.get("heartbeat.actions.deferral.worst").gauge().value());

@@ -1707,13 +1707,20 @@ class InteractionModelTest {
             }
         }
 
-        /** The worker keeps up (a cycle every 1 ms, no late spell yet): no check may be deferred as a stall. */
+        /**
+         * The worker keeps up (a cycle every 1 ms, no late spell yet): no check may be deferred as a stall, and a
+         * coarse write clock is never published late.
+         */
         void checkNoStallRecheck(HeartbeatStats stats) {
             boolean neverLate = workerLateUntil == NONE;
             if (stats.stallRechecks() > 0 && neverLate && !muted.contains("checkNoStallRecheck")) {
                 violate("checkNoStallRecheck", overloadEver ? 8 : anyAgeFromReconfigure() ? 12
                         : anyUnwritableFromReconfigure() ? 7 : 0,
                         null, stats.stallRechecks() + " stall re-checks while the worker keeps up");
+            }
+            if (stats.coarseClockLateSpells() > 0 && neverLate && !muted.contains("checkNoStallRecheck")) {
+                violate("checkNoStallRecheck", 0, null, stats.coarseClockLateSpells()
+                        + " late publications of the coarse write clock while the worker keeps up");
             }
         }
 

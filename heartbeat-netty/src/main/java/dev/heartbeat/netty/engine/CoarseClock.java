@@ -112,8 +112,10 @@ final class CoarseClock {
      * Worker, before it judges anything at {@code now}: if the lease runs out within half a resolution
      * ({@link #nextDue}), publishes the lease {@code now} plus the resolution, and records the interval of stamps the
      * old one may have given too early, if it was outlived.
+     *
+     * @return whether it recorded such an interval: the old lease was outlived
      */
-    void refreshIfDue(long now) {
+    boolean refreshIfDue(long now) {
         long old = published;
         long next = now + resolutionNanos;
         // Never back: a cycle's time can trail the latest one's by the ticker's granularity.
@@ -121,11 +123,14 @@ final class CoarseClock {
             published = next;
             lease = next; // the floor stays at the old lease until its interval is known
             long visible = ticker.nanoTime(); // after the store: the old lease was read before this
-            if (visible + guard - old > 0) {
+            boolean outlived = visible + guard - old > 0;
+            if (outlived) {
                 record(old, visible + guard);
             }
             floor = next;
+            return outlived;
         }
+        return false;
     }
 
     /**

@@ -112,6 +112,8 @@ public final class MonitorEngine {
     private final LongAdder actionFailures = new LongAdder();
 
     private final LongAdder stallRechecks = new LongAdder();
+    /** Leases of the coarse write clock outlived while it was kept fresh: the worker came late for it. */
+    private final LongAdder coarseClockLate = new LongAdder();
 
     private final LongAdder dispatchRejected = new LongAdder();
 
@@ -240,8 +242,8 @@ public final class MonitorEngine {
 
     /**
      * Worker, as it applies an entry's schedule request: with a coarse write clock whose entry is not armed (no
-     * entry was in the wheel to judge), publishes a fresh lease (recording the time it was not kept fresh as late)
-     * and arms the clock's entry, before the entry that wants it can be judged.
+     * entry was in the wheel to judge), publishes a fresh lease (recording the time it was not kept fresh as late,
+     * not counted as a late worker) and arms the clock's entry, before the entry that wants it can be judged.
      */
     void clockWanted() {
         if (coarseClock != null && !clockArmed) {
@@ -366,8 +368,9 @@ public final class MonitorEngine {
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
                 closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
-                actionFailures.sum(), dispatchRejected.sum(), dispatchFailures.sum(), staleVerdicts.sum(),
-                unmonitoredChannels.sum(), cpu, timer, closesByReason(), pingsByProbe());
+                coarseClockLate.sum(), actionFailures.sum(), dispatchRejected.sum(),
+                dispatchFailures.sum(), staleVerdicts.sum(), unmonitoredChannels.sum(), cpu, timer, closesByReason(),
+                pingsByProbe());
     }
 
     private Map<String, ProbeStats> pingsByProbe() {
@@ -752,8 +755,11 @@ public final class MonitorEngine {
         public void onExpired(TimerEntry entry, long now) {
             HeartbeatHandler handler = (HeartbeatHandler) entry; // the only entries of this monitor's wheel
             cycleNow = now;
-            if (coarseClock != null) {
-                coarseClock.refreshIfDue(now); // before anything is judged: it may record stamps given too early
+            // Before anything is judged: it may record stamps given too early. A lease outlived here is counted: the
+            // worker came late for a clock it kept fresh. One taken back by clockWanted, after a time with nothing to
+            // judge, was let go, not outlived by a late worker, and is not.
+            if (coarseClock != null && coarseClock.refreshIfDue(now)) {
+                coarseClockLate.increment();
             }
             if (handler == clockEntry) {
                 // Kept fresh while there is anything to judge; a schedule request arms it again (clockWanted).

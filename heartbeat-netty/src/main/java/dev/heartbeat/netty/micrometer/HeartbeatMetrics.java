@@ -56,8 +56,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *     and of the cycles it ran on a host event loop (one hosted cycle in 16 is timed; each counts the
  *     latest timed one's cost)</td></tr>
  * <tr><td>heartbeat.wheel.entries</td><td>gauge</td><td></td><td>entries in the timing wheel</td></tr>
- * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.action.failures,
- *     heartbeat.dispatch.failures, heartbeat.worker.callback.failures, heartbeat.unmonitored.channels</td>
+ * <tr><td>heartbeat.verdicts.stale, heartbeat.stall.rechecks, heartbeat.coarse.clock.late,
+ *     heartbeat.action.failures, heartbeat.dispatch.failures, heartbeat.worker.callback.failures,
+ *     heartbeat.unmonitored.channels</td>
  *     <td>counter</td><td></td><td>see {@link HeartbeatStats}; the last three should stay at zero: alert on
  *     them</td></tr>
  * </table>
@@ -114,6 +115,8 @@ public final class HeartbeatMetrics implements MeterBinder {
                 Tags.empty(), s -> s.staleVerdicts());
         counter(registry, "heartbeat.stall.rechecks", "Checks deferred because the worker stalled", Tags.empty(),
                 s -> s.stallRechecks());
+        counter(registry, "heartbeat.coarse.clock.late", "Times the worker published the coarse write clock late",
+                Tags.empty(), s -> s.coarseClockLateSpells());
         counter(registry, "heartbeat.action.failures", "Actions that threw on an event loop", Tags.empty(),
                 s -> s.actionFailures());
         counter(registry, "heartbeat.dispatch.failures", "Action batches an event loop refused or whose hand-off threw",
