@@ -113,7 +113,7 @@ public final class MonitorEngine {
 
     private final LongAdder stallRechecks = new LongAdder();
     /** Leases of the coarse write clock outlived while it was kept fresh: the worker came late for it. */
-    private final LongAdder coarseClockLate = new LongAdder();
+    private final LongAdder coarseClockLateSpells = new LongAdder();
 
     private final LongAdder dispatchRejected = new LongAdder();
 
@@ -368,9 +368,8 @@ public final class MonitorEngine {
                 idleEvents[READER_KIND].sum(), idleEvents[WRITER_KIND].sum(), idleEvents[ALL_KIND].sum(),
                 closes(CloseReason.READER_IDLE), closes(CloseReason.WRITER_IDLE), closes(CloseReason.ALL_IDLE),
                 closes(CloseReason.PING_TIMEOUT), pingsSent.sum(), pingWriteFailures.sum(), stallRechecks.sum(),
-                coarseClockLate.sum(), actionFailures.sum(), dispatchRejected.sum(),
-                dispatchFailures.sum(), staleVerdicts.sum(), unmonitoredChannels.sum(), cpu, timer, closesByReason(),
-                pingsByProbe());
+                coarseClockLateSpells.sum(), actionFailures.sum(), dispatchRejected.sum(), dispatchFailures.sum(),
+                staleVerdicts.sum(), unmonitoredChannels.sum(), cpu, timer, closesByReason(), pingsByProbe());
     }
 
     private Map<String, ProbeStats> pingsByProbe() {
@@ -759,7 +758,7 @@ public final class MonitorEngine {
             // worker came late for a clock it kept fresh. One taken back by clockWanted, after a time with nothing to
             // judge, was let go, not outlived by a late worker, and is not.
             if (coarseClock != null && coarseClock.refreshIfDue(now)) {
-                coarseClockLate.increment();
+                coarseClockLateSpells.increment();
             }
             if (handler == clockEntry) {
                 // Kept fresh while there is anything to judge; a schedule request arms it again (clockWanted).
