@@ -60,8 +60,9 @@ class HostedMonitorTest {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof HeartbeatCloseEvent) {
-                closedAt = System.nanoTime();
-                threads.add(Thread.currentThread());
+                long at = System.nanoTime();
+                threads.add(Thread.currentThread()); // before the volatile store the test waits for: it then sees it
+                closedAt = at;
             }
             ctx.fireUserEventTriggered(evt);
         }
