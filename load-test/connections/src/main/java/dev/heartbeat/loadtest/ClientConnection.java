@@ -252,8 +252,9 @@ abstract class ClientConnection extends ChannelInboundHandlerAdapter {
      * Flooder: writes a burst of {@code pings} pings in one write, if the protocol is set up. All at
      * once, so that none of this side's writes is under way while the server reads them and closes: a
      * write racing the server's close can lose its goodbye (over TCP, data after the close is answered
-     * by a reset; on Netty's local transport the read of what the server wrote last is put behind the
-     * close while this side writes). A failed write is no error: the close comes as it comes.
+     * by a reset; Netty's local transport puts the read of what the server wrote last behind the close
+     * while this side writes, which {@link InOrderLocalChannel} mends). A failed write is no error: the
+     * close comes as it comes.
      *
      * @return whether the pings were written
      */

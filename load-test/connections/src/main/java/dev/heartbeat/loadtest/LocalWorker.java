@@ -28,7 +28,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
@@ -108,7 +107,7 @@ public final class LocalWorker {
             Channel server = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
                     .childHandler(echo.initializer()).bind(address).sync().channel();
             ClientDriver driver = new ClientDriver(scenario, spec.impl(), 0, scenario.connections, clients,
-                    LocalChannel.class, i -> address, null, false);
+                    InOrderLocalChannel.class, i -> address, null, false);
             new Phases(spec, link, echo, driver).run();
             driver.closeAll(TimeUnit.SECONDS.toNanos(10));
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);

@@ -23,7 +23,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.junit.jupiter.api.Test;
@@ -105,8 +104,8 @@ class InProcessRunTest {
                             ch.pipeline().addLast(serverChildHandler);
                         }
                     }).bind(address).sync().channel();
-            ClientDriver driver = new ClientDriver(s, expectedImpl, 0, s.connections, clients, LocalChannel.class,
-                    i -> address, null, false);
+            ClientDriver driver = new ClientDriver(s, expectedImpl, 0, s.connections, clients,
+                    InOrderLocalChannel.class, i -> address, null, false);
             driver.connectAll(100_000, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
             long end = start + s.durationNanos;
