@@ -770,7 +770,9 @@ final class ClientLoop {
                     break;
                 }
                 totals.earliestPrematureNanos = Math.max(totals.earliestPrematureNanos, due - now);
-                sample(c, "closed " + millis(due - now) + " ms before it was due");
+                sample(c, "closed " + millis(due - now) + " ms before it was due, told "
+                        + (goodbye == null ? "no reason" : goodbye) + ", its loop " + millis(behind(now))
+                        + " ms behind");
                 break;
             default: // UNEXPECTED
                 totals.unexpected++;
