@@ -20,6 +20,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import java.nio.charset.StandardCharsets;
@@ -129,15 +130,10 @@ class InOrderLocalChannelTest {
      * A message whose {@code retain}, which {@code LocalChannel.doWrite} calls as it hands the message over,
      * waits for {@link #go}: the writing side stays in its write until then.
      */
-    private static final class HeldWrite implements ReferenceCounted {
+    private static final class HeldWrite extends AbstractReferenceCounted {
 
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch go = new CountDownLatch(1);
-
-        @Override
-        public int refCnt() {
-            return 1;
-        }
 
         @Override
         public ReferenceCounted retain() {
@@ -149,17 +145,7 @@ class InOrderLocalChannelTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return this;
-        }
-
-        @Override
-        public ReferenceCounted retain(int increment) {
-            return retain();
-        }
-
-        @Override
-        public ReferenceCounted touch() {
-            return this;
+            return super.retain();
         }
 
         @Override
@@ -168,13 +154,8 @@ class InOrderLocalChannelTest {
         }
 
         @Override
-        public boolean release() {
-            return false;
-        }
-
-        @Override
-        public boolean release(int decrement) {
-            return false;
+        protected void deallocate() {
+            // nothing held
         }
     }
 }
