@@ -24,7 +24,8 @@ HOSTED = [('its JFR event (only while a recording takes it)', 'FlightEvents.'),
           ('wheel: cascade', 'TimingWheel.placeCascading'), ('wheel: cascade', 'TimingWheel.reach'),
           ('lateness metric (Micrometer)', 'Sink.workerLateness'), ('hand-off to loops', 'EventLoopBatches.submitAll'),
           ('planning the next cycle', 'TimerWorker.planNext'), ('CPU clock', 'TimerWorker.hostClock'),
-          ('request queue', 'XaddArrayQueue.drain')]
+          ('request queue', 'XaddArrayQueue.drain'), ('the worker\'s counters', 'WorkerCounters.'),
+          ('the batch hand-over at the cycle\'s end', 'Judge.onCycleEnd')]
 DOWNSTREAM = ('AbstractChannelHandlerContext.invoke', 'AbstractChannelHandlerContext.fire',
               'AbstractChannelHandlerContext.write', 'AbstractChannelHandlerContext.flush')
 
