@@ -126,7 +126,9 @@ public final class TimerWorker<E extends TimerEntry> implements AutoCloseable {
      * about 50 runs), and 23 to 51 µs at the median in the hosted cycles that took over 200 µs of CPU at
      * 100k tcp connections on a slower VM ({@code load-test/docs/results.md}): so cheap pieces share a
      * clock read (21.7 ns for {@code System.nanoTime()} on this project's VM) by 16, and costly ones are
-     * each followed by one, and a run ends about one piece past its budget.
+     * each followed by one. A run ends at most one chunk past its budget: one piece where the pieces are
+     * costly from the start, up to a whole chunk where they turn costly within one (cheap requests, say,
+     * and then expiries on cold caches; the chunk carries over from the requests to the expiries).
      */
     static final int HOSTED_CHUNK = 16;
     /** A chunk that took less than this is cheap: the next one is twice as long (see {@link #HOSTED_CHUNK}). */
