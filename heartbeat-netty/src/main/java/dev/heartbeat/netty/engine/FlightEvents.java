@@ -48,6 +48,17 @@ public final class FlightEvents {
         }
     }
 
+    /**
+     * Loads the event classes now, on the calling thread, if {@code jdk.jfr} is there (a call runs this class's
+     * initialiser, which does it). An event class's first load registers it with the Flight Recorder, whose
+     * metadata is set up on the first registration in the JVM, recording or not: about 0.1 s of CPU on this
+     * project's 2-vCPU VM (async-profiler, {@code load-test/docs/results.md}). A monitor calls this as it is
+     * built, so that the first hosted cycle or hand-off batch does not pay it on an event loop.
+     */
+    public static void preload() {
+        // Nothing more: the initialiser has run by the time this body does.
+    }
+
     /** A hosted cycle's event, begun, or null if none is recorded. */
     public static Object beginHostedCycle() {
         return AVAILABLE ? CycleEvents.beginHostedCycle() : null;

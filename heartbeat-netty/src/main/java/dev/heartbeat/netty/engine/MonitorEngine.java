@@ -206,6 +206,7 @@ public final class MonitorEngine {
             long maxCoalescingNanos, EventExecutor hostExecutor, Duration hostWatchdog, long stallThresholdNanos,
             int actionBudget, boolean lazyHandOffs, Randomness randomness, long gridPhase, int gridBurst,
             long coarseWriteClockNanos) {
+        FlightEvents.preload(); // here, not on the event loop that runs the first cycle or batch
         this.ticker = ticker;
         this.manual = manual;
         this.randomness = randomness;
