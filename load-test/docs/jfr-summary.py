@@ -122,6 +122,12 @@ def compilation(directory, lo=None, hi=None):
         print('    %7.2f  %3d  %7d  %s' % (t, compiles[name], code[name] // compiles[name], name))
 
 
+# Frames of the idle handling itself: Heartbeat's classes, IdleStateHandler's, the demo's ping logic beside it.
+OWN_PREFIXES = ('dev/heartbeat/netty/', 'dev/heartbeat/core/', 'io/netty/handler/timeout/IdleStateHandler')
+OWN_CLASSES = ('NettyIdlePolicies$PingOnIdle',)
+SHARED = 'apart, the same work in both: '
+
+
 def allocation(path, skip=0.0):
     evs = events(path, ['jdk.ObjectAllocationSample'], depth=8)
     if not evs:
@@ -132,6 +138,7 @@ def allocation(path, skip=0.0):
     by_thread = collections.Counter()
     by_class = collections.Counter()
     by_site = collections.Counter()
+    own = collections.Counter()
     for e, t in zip(evs, times):
         if t - t0 < skip:
             continue
@@ -147,6 +154,17 @@ def allocation(path, skip=0.0):
         site = ' < '.join(f['method']['type']['name'].split('/')[-1] + '.' + f['method']['name'] for f in frames[:6])
         by_class[cls] += weight
         by_site[cls + ' <- ' + site] += weight
+        names = [f['method']['type']['name'] for f in frames]
+        methods = [f['method']['name'] for f in frames]
+        mine = next((n.split('/')[-1] for n in names if n.startswith(OWN_PREFIXES) or n.endswith(OWN_CLASSES)), None)
+        if 'newPing' in methods:
+            own[SHARED + 'the ping message (the demo\'s probe)'] += weight
+        elif mine and 'close' in methods and any(n.endswith('AbstractChannel$AbstractUnsafe') for n in names):
+            own[SHARED + 'the channel\'s close in Netty (its exceptions and tasks)'] += weight
+        elif mine:
+            own[cls.split('.')[-1] + ' (' + mine + ')'] += weight
+        elif 'fetchFromScheduledTaskQueue' in methods:
+            own['the task queue\'s nodes of scheduled tasks when due (whoever scheduled them)'] += weight
     print('%s: %.0f s of samples after the first %g s' % (path, span, skip))
     print('  MB/s by thread (numbers dropped):')
     for group, w in by_thread.most_common(8):
@@ -157,6 +175,11 @@ def allocation(path, skip=0.0):
     print('  the server threads, MB/s by site:')
     for site, w in by_site.most_common(15):
         print('    %7.2f  %s' % (w / span / 1e6, site[:240]))
+    print('  the idle handling\'s own sites (a frame of Heartbeat, IdleStateHandler or the demo\'s PingOnIdle among the'
+          ' first 8; the work both do apart), MB/s: %.2f in all' % (sum(w for k, w in own.items()
+                                                                     if not k.startswith(SHARED)) / span / 1e6))
+    for site, w in own.most_common(10):
+        print('    %7.2f  %s' % (w / span / 1e6, site))
 
 
 def main(argv):

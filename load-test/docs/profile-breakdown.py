@@ -13,6 +13,8 @@ then: profile-breakdown.py /tmp/prof [--last N | FROM TO] [--interval MS]: each 
 count each server's last N dumps (3: about the run window), or the dumps stamped FROM to TO
 (yyyymmdd-HHMMSS). Every process gets the agent; only those with a demo-worker thread (the servers) are
 counted, by implementation, and each sample is --interval ms of CPU (5 unless given: the agent's interval).
+With --transport local the servers' loops are the server-loop threads of the load test's JVM (one JVM per
+implementation, its client-loop threads counted as other threads).
 """
 import collections
 import glob
@@ -64,7 +66,7 @@ def loop_category(frames):
 
 
 def thread_group(name):
-    for prefix, group in (('[demo-worker', 'event loops'), ('[heartbeat', 'Heartbeat worker thread'),
+    for prefix, group in (('[demo-worker', 'event loops'), ('[server-loop', 'event loops'), ('[heartbeat', 'Heartbeat worker thread'),
                           ('[C1 ', 'JIT'), ('[C2 ', 'JIT'), ('[GC ', 'GC'), ('[G1 ', 'GC')):
         if name.startswith(prefix):
             return group
@@ -90,7 +92,7 @@ def main():
     servers = collections.Counter()
     for pid, paths in dumps.items():
         lines = [line for path in paths[-last:] for line in open(path).read().splitlines()]
-        if not any(line.startswith('[demo-worker') for line in lines):
+        if not any(line.startswith(('[demo-worker', '[server-loop')) for line in lines):
             continue
         impl = 'heartbeat' if any('dev/heartbeat/netty/engine/HeartbeatHandler' in line for line in lines) else 'netty'
         servers[impl] += 1
