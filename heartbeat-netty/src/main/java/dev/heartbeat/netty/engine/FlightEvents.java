@@ -55,7 +55,7 @@ public final class FlightEvents {
      * project's 2-vCPU VM (async-profiler, {@code load-test/docs/results.md}). A monitor calls this as it is
      * built, so that the first hosted cycle or hand-off batch does not pay it on an event loop.
      */
-    public static void preload() {
+    static void preload() {
         // Nothing more: the initialiser has run by the time this body does.
     }
 
