@@ -24,7 +24,10 @@ then:
                                              recorded with allocation.jfc; for --transport local, whose
                                              one JVM holds servers and clients), skipping the first SKIP
                                              seconds: MB/s by thread, and the server threads' classes
-                                             and allocation sites
+                                             and allocation sites; then the idle handling's own sites
+                                             (a sample with a frame of Heartbeat, IdleStateHandler or
+                                             the demo's PingOnIdle among its first 8), with the ping
+                                             message and Netty's close apart (both do that work)
 
 Processes whose recording is empty (a JVM ended before JFR wrote it) are skipped and counted.
 Needs the JDK's jfr tool on the PATH.

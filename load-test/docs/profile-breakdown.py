@@ -66,7 +66,8 @@ def loop_category(frames):
 
 
 def thread_group(name):
-    for prefix, group in (('[demo-worker', 'event loops'), ('[server-loop', 'event loops'), ('[heartbeat', 'Heartbeat worker thread'),
+    for prefix, group in (('[demo-worker', 'event loops'), ('[server-loop', 'event loops'),
+                          ('[heartbeat', 'Heartbeat worker thread'),
                           ('[C1 ', 'JIT'), ('[C2 ', 'JIT'), ('[GC ', 'GC'), ('[G1 ', 'GC')):
         if name.startswith(prefix):
             return group
