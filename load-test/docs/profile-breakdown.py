@@ -21,13 +21,15 @@ import glob
 import os
 import sys
 
-HOSTED = [('its JFR event (only while a recording takes it)', 'FlightEvents.'),
+HOSTED = [('its JFR event (a recording on; or the classes\' first load, before f4cf07e)', 'FlightEvents.'),
           ('wheel: expire and judge', 'TimingWheel.expire'), ('wheel: cascade', 'TimingWheel.sweep'),
           ('wheel: cascade', 'TimingWheel.placeCascading'), ('wheel: cascade', 'TimingWheel.reach'),
           ('lateness metric (Micrometer)', 'Sink.workerLateness'), ('hand-off to loops', 'EventLoopBatches.submitAll'),
           ('planning the next cycle', 'TimerWorker.planNext'), ('CPU clock', 'TimerWorker.hostClock'),
           ('request queue', 'XaddArrayQueue.drain'), ('the worker\'s counters', 'WorkerCounters.'),
           ('the batch hand-over at the cycle\'s end', 'Judge.onCycleEnd')]
+# The servers' event loops: a demo server's, and the local transport's in the load test's JVM (as MachineCpu has them).
+LOOP_PREFIXES = ('[demo-worker', '[server-loop')
 DOWNSTREAM = ('AbstractChannelHandlerContext.invoke', 'AbstractChannelHandlerContext.fire',
               'AbstractChannelHandlerContext.write', 'AbstractChannelHandlerContext.flush')
 
@@ -66,8 +68,9 @@ def loop_category(frames):
 
 
 def thread_group(name):
-    for prefix, group in (('[demo-worker', 'event loops'), ('[server-loop', 'event loops'),
-                          ('[heartbeat', 'Heartbeat worker thread'),
+    if name.startswith(LOOP_PREFIXES):
+        return 'event loops'
+    for prefix, group in (('[heartbeat', 'Heartbeat worker thread'),
                           ('[C1 ', 'JIT'), ('[C2 ', 'JIT'), ('[GC ', 'GC'), ('[G1 ', 'GC')):
         if name.startswith(prefix):
             return group
@@ -93,7 +96,7 @@ def main():
     servers = collections.Counter()
     for pid, paths in dumps.items():
         lines = [line for path in paths[-last:] for line in open(path).read().splitlines()]
-        if not any(line.startswith(('[demo-worker', '[server-loop')) for line in lines):
+        if not any(line.startswith(LOOP_PREFIXES) for line in lines):
             continue
         impl = 'heartbeat' if any('dev/heartbeat/netty/engine/HeartbeatHandler' in line for line in lines) else 'netty'
         servers[impl] += 1
